@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * evtrace/evtrace.h - everything a program that traces itself includes.
+ */
+#ifndef EVTRACE_EVTRACE_H
+#define EVTRACE_EVTRACE_H
+
+#include <evtrace/version.h>
+#include <evtrace/error.h>
+#include <evtrace/clock.h>
+#include <evtrace/ring_buffer.h>
+
+#endif /* EVTRACE_EVTRACE_H */

@@ -1,0 +1,952 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * ringbuf/rb_backend.c - memory: allocating a buffer in a memfd, mapping
+ * one from another process, and the control operations that change
+ * what writers write into (resize, reset, swap, clock).
+ *
+ * Control operations run under rb->ctl_lock and first quiesce the CPU
+ * buffer they change (rb_cpu_quiesce): set RB_TS_DISABLED in its write
+ * state, so that no reservation can succeed any more, then wait a little
+ * for reservations already made to be committed. If one is not (its
+ * writer is preempted for long, or is the code a signal handler
+ * interrupted), the operation gives up with -EBUSY and changes nothing.
+ * Once quiesced, the CPU buffer is ours alone: writers fail at the
+ * disabled bit, and a writer that read the state before we set the bit
+ * fails its CAS, because we leave the state with a new position (the
+ * sequence number only grows), never the one it read.
+ *
+ * A resize maps a new region of the memfd for the new pages. The old
+ * region is not unmapped: a writer that read the old layout before the
+ * quiesce may still read (never write) it before its CAS fails, so the
+ * address range is replaced by an inaccessible-to-nobody zero mapping
+ * (readable, no memory behind it) and released with the buffer; the
+ * memfd's pages behind it are punched out at once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock_internal.h"
+#include "compat/rseq.h"
+#include "ringbuf/rb_internal.h"
+
+#define RB_QUIESCE_NS	(20 * 1000 * 1000)	/* how long to wait for commits */
+
+static size_t host_page(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	return ps > 0 ? (size_t)ps : 4096;
+}
+
+bool rb_cpu_valid(const struct evt_ring_buffer *rb, int cpu)
+{
+	return rb && cpu >= 0 && cpu < rb->nr_cpus;
+}
+
+static int ilog2_u64(uint64_t v)
+{
+	return 63 - __builtin_clzll(v);
+}
+
+/* Number of pages (a power of two, >= 2) for @size bytes per CPU. */
+static int rb_size_order(const struct evt_ring_buffer *rb, unsigned long size)
+{
+	uint64_t pages = ((uint64_t)size >> rb->page_shift) + !!(size & (rb->page_size - 1));
+	int order;
+
+	if (pages < RB_MIN_PAGES)
+		pages = RB_MIN_PAGES;
+	order = ilog2_u64(pages);
+	if ((UINT64_C(1) << order) < pages)
+		order++;
+	return order > RB_MAX_ORDER ? -EINVAL : order;
+}
+
+static size_t rb_region_align(const struct evt_ring_buffer *rb)
+{
+	return max_t(size_t, host_page(), rb->page_size);
+}
+
+/*
+ * Map @len bytes of the memfd at @off, at an address aligned to the
+ * buffer's page size (commit finds a page from an event's address).
+ */
+static void *rb_map_region(const struct evt_ring_buffer *rb, uint64_t off, size_t len, int prot)
+{
+	size_t align = rb_region_align(rb);
+	unsigned char *va, *aligned;
+	void *p;
+
+	if (align <= host_page()) {
+		p = mmap(NULL, len, prot, MAP_SHARED, rb->fd, (off_t)off);
+		return p == MAP_FAILED ? NULL : p;
+	}
+	va = mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (va == MAP_FAILED)
+		return NULL;
+	aligned = (unsigned char *)ALIGN_UP((uintptr_t)va, align);
+	if (aligned > va)
+		munmap(va, (size_t)(aligned - va));
+	munmap(aligned + len, (size_t)(va + len + align - (aligned + len)));
+	p = mmap(aligned, len, prot, MAP_SHARED | MAP_FIXED, rb->fd, (off_t)off);
+	if (p == MAP_FAILED) {
+		munmap(aligned, len);
+		return NULL;
+	}
+	return p;
+}
+
+/* A CPU's region: its pages, then one u64 "remote commit" counter per page. */
+static size_t rb_region_len(const struct evt_ring_buffer *rb, uint32_t order)
+{
+	return ALIGN_UP(((size_t)rb->page_size << order) + (sizeof(uint64_t) << order),
+			host_page());
+}
+
+/* Grow the memfd by a region for 2^@order pages; return its offset. */
+static int rb_new_region(struct evt_ring_buffer *rb, uint32_t order, uint64_t *off)
+{
+	size_t align = rb_region_align(rb);
+	uint64_t at = ALIGN_UP(rb->file_size, (uint64_t)align);
+	uint64_t end = at + rb_region_len(rb, order);
+
+	if (ftruncate(rb->fd, (off_t)end) < 0)
+		return -errno;
+	rb->file_size = end;
+	*off = at;
+	return 0;
+}
+
+static int rb_cpu_map(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint32_t order,
+		      uint64_t off)
+{
+	int prot = rb->mapped ? PROT_READ : PROT_READ | PROT_WRITE;
+	void *p = rb_map_region(rb, off, rb_region_len(rb, order), prot);
+
+	if (!p)
+		return -ENOMEM;
+	st_relaxed(&cb->data, (unsigned char *)p);
+	st_relaxed(&cb->order, order);
+	return 0;
+}
+
+/* Keep a replaced mapping's address range readable until the buffer is freed. */
+static void rb_cpu_retire(struct evt_ring_buffer *rb, struct rb_cpu *cb, unsigned char *data,
+			  uint32_t order, uint64_t file_off)
+{
+	size_t len = rb_region_len(rb, order);
+	struct rb_map *m = malloc(sizeof(*m));
+
+	if (!rb->mapped)
+		fallocate(rb->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)file_off,
+			  (off_t)len);
+	if (!m || mmap(data, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+			  MAP_FAILED) {
+		/* Nowhere to keep it: leave the old mapping in place (memory, not safety). */
+		free(m);
+		return;
+	}
+	m->addr = data;
+	m->len = len;
+	m->next = cb->old_maps;
+	cb->old_maps = m;
+}
+
+static int rb_memfd(void)
+{
+	int fd = memfd_create("evtrace-ring-buffer", MFD_CLOEXEC);
+
+	if (fd < 0 && errno == ENOSYS) {
+		fd = open("/dev/shm", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (fd < 0)
+			fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+static struct evt_ring_buffer *rb_struct_alloc(int nr_cpus)
+{
+	struct evt_ring_buffer *rb;
+
+	rb = calloc(1, sizeof(*rb) + (size_t)nr_cpus * sizeof(struct rb_cpu));
+	if (!rb)
+		return NULL;
+	rb->fd = -1;
+	rb->nr_cpus = nr_cpus;
+	pthread_mutex_init(&rb->ctl_lock, NULL);
+	for (int i = 0; i < nr_cpus; i++)
+		pthread_mutex_init(&rb->cpus[i].reader_lock, NULL);
+	return rb;
+}
+
+static int rb_set_geometry(struct evt_ring_buffer *rb, uint32_t page_size)
+{
+	if (page_size < RB_MIN_PAGE_SIZE || page_size > RB_MAX_PAGE_SIZE ||
+	    (page_size & (page_size - 1)))
+		return -EINVAL;
+	rb->page_size = page_size;
+	rb->page_shift = (uint32_t)ilog2_u64(page_size);
+	rb->data_size = page_size - EVT_RB_PAGE_HDR_SIZE;
+	/* The largest event: type_len 0 header + length word + payload = data_size. */
+	rb->max_payload = rb->data_size - 2 * RB_HDR_SIZE;
+	rb->page_mask = ~(uintptr_t)(page_size - 1);
+	return 0;
+}
+
+static int rb_possible_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	if (n < 1)
+		n = 1;
+	return n > RB_MAX_CPUS ? RB_MAX_CPUS : (int)n;
+}
+
+int evt_ring_buffer_alloc_opts(const struct evt_ring_buffer_opts *opts,
+			       struct evt_ring_buffer **rbp)
+{
+	struct evt_ring_buffer_opts o = { .size = 0 };
+	struct evt_ring_buffer *rb;
+	size_t cpu_off, ctl_len;
+	int ret, order, nr_cpus;
+
+	if (!rbp)
+		return -EINVAL;
+	*rbp = NULL;
+	if (opts)
+		o = *opts;
+	if (o.flags & ~EVT_RB_FL_OVERWRITE || o.nr_cpus < 0 || o.nr_cpus > RB_MAX_CPUS ||
+	    (unsigned int)o.clock >= EVT_CLOCK__COUNT)
+		return -EINVAL;
+	ret = evt_clock_init();
+	if (ret < 0)
+		return ret;
+	nr_cpus = o.nr_cpus ? o.nr_cpus : rb_possible_cpus();
+	rb = rb_struct_alloc(nr_cpus);
+	if (!rb)
+		return -ENOMEM;
+	ret = rb_set_geometry(rb, o.page_size ? o.page_size : EVT_RB_DEFAULT_PAGE_SIZE);
+	if (ret < 0)
+		goto err_free;
+	order = rb_size_order(rb, o.size);
+	if (order < 0) {
+		ret = order;
+		goto err_free;
+	}
+	rb->overwrite = o.flags & EVT_RB_FL_OVERWRITE;
+	rb->clock = (uint32_t)o.clock;
+	/* rseq writers index CPU buffers by the CPU they run on: need one per CPU. */
+	rb->rseq = evt_rseq_init() && nr_cpus >= rb_possible_cpus();
+
+	ret = rb_memfd();
+	if (ret < 0)
+		goto err_free;
+	rb->fd = ret;
+
+	cpu_off = ALIGN_UP(sizeof(struct rb_shm_hdr), (size_t)EVT_CACHELINE);
+	ctl_len = ALIGN_UP(cpu_off + (size_t)nr_cpus * sizeof(struct rb_cpu_shm), host_page());
+	if (ftruncate(rb->fd, (off_t)ctl_len) < 0) {
+		ret = -errno;
+		goto err_free;
+	}
+	rb->file_size = ctl_len;
+	rb->hdr = mmap(NULL, ctl_len, PROT_READ | PROT_WRITE, MAP_SHARED, rb->fd, 0);
+	if (rb->hdr == MAP_FAILED) {
+		rb->hdr = NULL;
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	rb->ctl_len = ctl_len;
+
+	for (int i = 0; i < nr_cpus; i++) {
+		struct rb_cpu *cb = &rb->cpus[i];
+		uint64_t off;
+
+		cb->shm = (struct rb_cpu_shm *)((unsigned char *)rb->hdr + cpu_off +
+						(size_t)i * sizeof(struct rb_cpu_shm));
+		ret = rb_new_region(rb, (uint32_t)order, &off);
+		if (ret < 0)
+			goto err_free;
+		ret = rb_cpu_map(rb, cb, (uint32_t)order, off);
+		if (ret < 0)
+			goto err_free;
+		cb->rpage = calloc(1, rb->page_size);
+		if (!cb->rpage) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
+		/* Fresh memfd pages are zero: every commit count is 0, which is
+		 * "complete" for lap -1, and w = read_pos = page 0, offset 0. */
+		cb->shm->order = (uint32_t)order;
+		cb->shm->data_off = off;
+		cb->shm->w.lo = tclock_read(o.clock) & RB_TS_MASK;
+	}
+
+	rb->hdr->magic = RB_MAGIC;
+	rb->hdr->version = RB_VERSION;
+	rb->hdr->hdr_size = sizeof(struct rb_shm_hdr);
+	rb->hdr->page_size = rb->page_size;
+	rb->hdr->nr_cpus = (uint32_t)nr_cpus;
+	rb->hdr->flags = o.flags;
+	rb->hdr->clock = (uint32_t)o.clock;
+	rb->hdr->cpu_off = cpu_off;
+	rb->hdr->cpu_stride = sizeof(struct rb_cpu_shm);
+	*rbp = rb;
+	return 0;
+
+err_free:
+	evt_ring_buffer_free(rb);
+	return ret;
+}
+
+int evt_ring_buffer_alloc(unsigned long size, unsigned int flags, struct evt_ring_buffer **rbp)
+{
+	struct evt_ring_buffer_opts o = {
+		.size = size,
+		.flags = flags,
+		.clock = EVT_CLOCK_LOCAL,
+	};
+
+	return evt_ring_buffer_alloc_opts(&o, rbp);
+}
+
+void evt_ring_buffer_free(struct evt_ring_buffer *rb)
+{
+	if (!rb)
+		return;
+	for (int i = 0; i < rb->nr_cpus; i++) {
+		struct rb_cpu *cb = &rb->cpus[i];
+		struct rb_map *m, *next;
+
+		if (cb->data)
+			munmap(cb->data, rb_region_len(rb, cb->order));
+		for (m = cb->old_maps; m; m = next) {
+			next = m->next;
+			munmap(m->addr, m->len);
+			free(m);
+		}
+		free(cb->rpage);
+		pthread_mutex_destroy(&cb->reader_lock);
+	}
+	if (rb->hdr)
+		munmap(rb->hdr, rb->ctl_len);
+	if (rb->fd >= 0)
+		close(rb->fd);
+	pthread_mutex_destroy(&rb->ctl_lock);
+	free(rb);
+}
+
+/* ---- quiescing ---------------------------------------------------------- */
+
+/* Has every reservation made on @cb been committed? */
+static bool rb_cpu_committed(const struct evt_ring_buffer *rb, const struct rb_cpu *cb,
+			     uint64_t pos)
+{
+	uint64_t seq = RB_POS_SEQ(pos), n = UINT64_C(1) << cb->order;
+
+	for (uint64_t i = 0; i < n && i <= seq; i++) {
+		uint64_t q = seq - i;
+		uint64_t want = rb_lap_base(rb, cb->order, q) +
+				(i ? rb->data_size : RB_POS_OFF(pos));
+
+		if (rb_slot_committed(rb, cb->data, cb->order, q) != want)
+			return false;
+	}
+	return true;
+}
+
+static uint64_t rb_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/**
+ * rb_cpu_quiesce() - stop writers on @cb and wait for their commits.
+ * @rb: the buffer (ctl_lock held).
+ * @cb: the CPU buffer.
+ *
+ * Context: ctl_lock held; sleeps up to RB_QUIESCE_NS.
+ * Return: 0 with the CPU disabled, or -EBUSY with nothing changed.
+ */
+int rb_cpu_quiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb)
+{
+	uint64_t pos, deadline = rb_now_ns() + RB_QUIESCE_NS;
+
+	/* After it, no reservation on the old state can succeed. */
+	rb_cpu_set_disabled(rb, cb, &pos);
+
+	while (!rb_cpu_committed(rb, cb, pos)) {
+		if (rb_now_ns() > deadline) {
+			rb_cpu_sync_disabled(rb, cb);
+			return -EBUSY;
+		}
+		sched_yield();
+	}
+	return 0;
+}
+
+/**
+ * rb_cpu_unquiesce() - let writers in again, at position @pos.
+ * @rb: the buffer.
+ * @cb: a CPU buffer quiesced by rb_cpu_quiesce().
+ * @pos: the new write position (must differ from every earlier one).
+ */
+void rb_cpu_unquiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint64_t pos)
+{
+	struct rb_cpu_shm *shm = cb->shm;
+	uint64_t ts, opos;
+
+	do {
+		pair_load(&shm->w, &ts, &opos);
+		/* Full barrier: the new layout and read_pos are visible before it. */
+	} while (!pair_cas(&shm->w, ts, opos, ts, pos));
+	rb_cpu_sync_disabled(rb, cb);
+}
+
+/**
+ * rb_cpu_close_page() - pad out the current page of a quiesced CPU.
+ * @rb: the buffer.
+ * @cb: a quiesced CPU buffer.
+ *
+ * Makes every page slot complete. The caller then sets the write state
+ * to (returned sequence, data_size): "this page is full", so the next
+ * writer goes through the page switch and its checks.
+ *
+ * Return: the sequence number of the (now closed) current page.
+ */
+uint64_t rb_cpu_close_page(struct evt_ring_buffer *rb, struct rb_cpu *cb)
+{
+	uint64_t ts, pos, seq;
+	struct rb_page *page;
+	uint32_t off;
+
+	pair_load(&cb->shm->w, &ts, &pos);
+	seq = RB_POS_SEQ(pos);
+	off = RB_POS_OFF(pos);
+	page = rb_cpu_page(rb, cb->data, cb->order, seq);
+	if (off < rb->data_size) {
+		uint32_t pad = EVT_RINGBUF_TYPE_PADDING, a0 = rb->data_size - off - RB_HDR_SIZE;
+
+		memcpy(page->data + off, &pad, 4);
+		if (rb->data_size - off >= 8)
+			memcpy(page->data + off + 4, &a0, 4);
+		add_release(&page->commit, rb->data_size - off);
+	}
+	return seq;
+}
+
+/* ---- reset ------------------------------------------------------------- */
+
+static int rb_reset_cpu_locked(struct evt_ring_buffer *rb, struct rb_cpu *cb)
+{
+	uint64_t seq;
+	int ret;
+
+	ret = rb_cpu_quiesce(rb, cb);
+	if (ret < 0)
+		return ret;
+	pthread_mutex_lock(&cb->reader_lock);
+	seq = rb_cpu_close_page(rb, cb);
+	st_release(&cb->shm->read_pos, RB_POS(seq + 1, 0));
+	st_relaxed(&cb->shm->overrun, 0);
+	st_relaxed(&cb->shm->dropped, 0);
+	st_relaxed(&cb->shm->read_events, 0);
+	rb_reader_clear(cb);
+	pthread_mutex_unlock(&cb->reader_lock);
+	rb_cpu_unquiesce(rb, cb, RB_POS(seq, rb->data_size));
+	return 0;
+}
+
+int evt_ring_buffer_reset_cpu(struct evt_ring_buffer *rb, int cpu)
+{
+	int ret;
+
+	if (!rb_cpu_valid(rb, cpu))
+		return -EINVAL;
+	if (rb->mapped)
+		return -EPERM;
+	pthread_mutex_lock(&rb->ctl_lock);
+	ret = rb_reset_cpu_locked(rb, &rb->cpus[cpu]);
+	pthread_mutex_unlock(&rb->ctl_lock);
+	return ret;
+}
+
+static int rb_reset_locked(struct evt_ring_buffer *rb)
+{
+	int ret = 0;
+
+	for (int cpu = 0; cpu < rb->nr_cpus; cpu++) {
+		int r = rb_reset_cpu_locked(rb, &rb->cpus[cpu]);
+
+		if (r < 0)
+			ret = r;
+	}
+	return ret;
+}
+
+int evt_ring_buffer_reset(struct evt_ring_buffer *rb)
+{
+	int ret;
+
+	if (!rb)
+		return -EINVAL;
+	if (rb->mapped)
+		return -EPERM;
+	pthread_mutex_lock(&rb->ctl_lock);
+	ret = rb_reset_locked(rb);
+	pthread_mutex_unlock(&rb->ctl_lock);
+	return ret;
+}
+
+int evt_ring_buffer_set_clock(struct evt_ring_buffer *rb, enum evt_clock_id clock)
+{
+	int ret;
+
+	if (!rb || (unsigned int)clock >= EVT_CLOCK__COUNT)
+		return -EINVAL;
+	if (rb->mapped)
+		return -EPERM;
+	pthread_mutex_lock(&rb->ctl_lock);
+	evt_ring_buffer_record_disable(rb);
+	st_relaxed(&rb->clock, (uint32_t)clock);
+	st_relaxed(&rb->hdr->clock, (uint32_t)clock);
+	/* Time stamps of the old clock mean nothing in the new one: start afresh. */
+	for (int cpu = 0; cpu < rb->nr_cpus; cpu++) {
+		struct rb_cpu_shm *shm = rb->cpus[cpu].shm;
+		uint64_t ts, pos;
+
+		do {
+			pair_load(&shm->w, &ts, &pos);
+		} while (!pair_cas(&shm->w, ts, pos,
+				   (tclock_read(clock) & RB_TS_MASK) | RB_TS_DISABLED, pos));
+	}
+	ret = rb_reset_locked(rb);
+	evt_ring_buffer_record_enable(rb);
+	pthread_mutex_unlock(&rb->ctl_lock);
+	return ret;
+}
+
+enum evt_clock_id evt_ring_buffer_clock(const struct evt_ring_buffer *rb)
+{
+	return (enum evt_clock_id)ld_relaxed(&rb->clock);
+}
+
+void evt_ring_buffer_lock(struct evt_ring_buffer *rb)
+{
+	pthread_mutex_lock(&rb->ctl_lock);
+	evt_ring_buffer_record_disable(rb);
+}
+
+void evt_ring_buffer_unlock(struct evt_ring_buffer *rb)
+{
+	evt_ring_buffer_record_enable(rb);
+	pthread_mutex_unlock(&rb->ctl_lock);
+}
+
+/* ---- swap ---------------------------------------------------------------- */
+
+static void swap_u64(uint64_t *a, uint64_t *b)
+{
+	uint64_t t = ld_relaxed(a);
+
+	st_relaxed(a, ld_relaxed(b));
+	st_relaxed(b, t);
+}
+
+/* Set the write state of a quiesced CPU, keeping whatever disabled bit it has now. */
+static void rb_cpu_set_state(struct rb_cpu_shm *shm, uint64_t nts, uint64_t npos)
+{
+	uint64_t ts, pos;
+
+	do {
+		pair_load(&shm->w, &ts, &pos);
+	} while (!pair_cas(&shm->w, ts, pos, (nts & RB_TS_MASK) | (ts & RB_TS_DISABLED), npos));
+}
+
+/*
+ * Exchange the contents of two quiesced CPU buffers of the same
+ * geometry, page by page. O(size), but it keeps every buffer inside its
+ * own memfd, so a consumer in another process keeps reading the right
+ * pages. Commit counters travel with their pages and positions with
+ * their rings, so each ring stays self-consistent. A writer that read a
+ * state before the swap and finds the same value after it (its CAS then
+ * succeeds) writes what a fresh writer would: the layout (data, order)
+ * is the same on both sides.
+ */
+static void rb_cpu_swap_contents(struct evt_ring_buffer *rb, struct rb_cpu *ca,
+				 struct rb_cpu *cbb, unsigned char *tmp)
+{
+	size_t ps = rb->page_size, len = rb_region_len(rb, ca->order);
+	struct rb_cpu_shm *sa = ca->shm, *sb = cbb->shm;
+	uint64_t ta, pa, tb, pb, u64;
+	unsigned char *rp;
+	uint32_t u32;
+
+	/* pages and remote counters alike */
+	for (size_t i = 0; i < len; i += ps) {
+		unsigned char *x = ca->data + i, *y = cbb->data + i;
+		size_t l = min_t(size_t, ps, len - i);
+
+		memcpy(tmp, x, l);
+		memcpy(x, y, l);
+		memcpy(y, tmp, l);
+	}
+	swap_u64(&sa->read_pos, &sb->read_pos);
+	swap_u64(&sa->read_events, &sb->read_events);
+	swap_u64(&sa->overrun, &sb->overrun);
+	swap_u64(&sa->dropped, &sb->dropped);
+	pair_load(&sa->w, &ta, &pa);
+	pair_load(&sb->w, &tb, &pb);
+	rb_cpu_set_state(sa, tb, pb);
+	rb_cpu_set_state(sb, ta, pa);
+
+	rp = ca->rpage, ca->rpage = cbb->rpage, cbb->rpage = rp;
+	u32 = ca->rp_pos, ca->rp_pos = cbb->rp_pos, cbb->rp_pos = u32;
+	u32 = ca->rp_end, ca->rp_end = cbb->rp_end, cbb->rp_end = u32;
+	u64 = ca->rp_ts, ca->rp_ts = cbb->rp_ts, cbb->rp_ts = u64;
+	u64 = ca->lost_seen, ca->lost_seen = cbb->lost_seen, cbb->lost_seen = u64;
+}
+
+int evt_ring_buffer_swap_cpu(struct evt_ring_buffer *a, struct evt_ring_buffer *b, int cpu)
+{
+	struct evt_ring_buffer *first, *second;
+	struct rb_cpu *ca, *cbb;
+	unsigned char *tmp;
+	int ret;
+
+	if (!rb_cpu_valid(a, cpu) || !rb_cpu_valid(b, cpu) || a == b)
+		return -EINVAL;
+	if (a->mapped || b->mapped)
+		return -EPERM;
+	if (a->page_size != b->page_size || a->nr_cpus != b->nr_cpus ||
+	    ld_relaxed(&a->clock) != ld_relaxed(&b->clock))
+		return -EINVAL;
+	tmp = malloc(a->page_size);
+	if (!tmp)
+		return -ENOMEM;
+	/* Lock order: by address, so two swaps of the same pair cannot deadlock. */
+	first = a < b ? a : b;
+	second = a < b ? b : a;
+	pthread_mutex_lock(&first->ctl_lock);
+	pthread_mutex_lock(&second->ctl_lock);
+	ca = &a->cpus[cpu];
+	cbb = &b->cpus[cpu];
+	if (ca->order != cbb->order) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	ret = rb_cpu_quiesce(a, ca);
+	if (ret < 0)
+		goto out_unlock;
+	ret = rb_cpu_quiesce(b, cbb);
+	if (ret < 0) {
+		rb_cpu_sync_disabled(a, ca);
+		goto out_unlock;
+	}
+	pthread_mutex_lock(&first->cpus[cpu].reader_lock);
+	pthread_mutex_lock(&second->cpus[cpu].reader_lock);
+	rb_cpu_swap_contents(a, ca, cbb, tmp);
+	pthread_mutex_unlock(&second->cpus[cpu].reader_lock);
+	pthread_mutex_unlock(&first->cpus[cpu].reader_lock);
+	rb_cpu_sync_disabled(a, ca);
+	rb_cpu_sync_disabled(b, cbb);
+out_unlock:
+	pthread_mutex_unlock(&second->ctl_lock);
+	pthread_mutex_unlock(&first->ctl_lock);
+	free(tmp);
+	return ret;
+}
+
+/* ---- resize ---------------------------------------------------------------- */
+
+/*
+ * Move the unread pages of a quiesced CPU into a new region of 2^@order
+ * pages. The pages are renumbered from B, a multiple of the new page
+ * count beyond every old sequence number, so slot j holds page B + j
+ * and no old position ever comes back. When the new ring is smaller
+ * than the unread data, the oldest pages go and count as overruns.
+ */
+static int rb_resize_cpu_locked(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint32_t order)
+{
+	uint64_t nn = UINT64_C(1) << order, seq, rp, rseq, count, keep, drop, B, L, ts, pos;
+	unsigned char *odata = cb->data, *ndata;
+	uint32_t oorder = cb->order, roff;
+	struct rb_cpu_shm *shm = cb->shm;
+	uint64_t ooff = shm->data_off, noff;
+	int ret;
+
+	if (order == oorder)
+		return 0;
+	ret = rb_cpu_quiesce(rb, cb);
+	if (ret < 0)
+		return ret;
+	ret = rb_new_region(rb, order, &noff);
+	if (ret < 0)
+		goto err_enable;
+	ndata = rb_map_region(rb, noff, rb_region_len(rb, order), PROT_READ | PROT_WRITE);
+	if (!ndata) {
+		ret = -ENOMEM;
+		goto err_enable;
+	}
+
+	pthread_mutex_lock(&cb->reader_lock);
+	rb_cpu_close_page(rb, cb);
+	pair_load(&shm->w, &ts, &pos);
+	seq = RB_POS_SEQ(pos);
+	rp = ld_acquire(&shm->read_pos);
+	rseq = RB_POS_SEQ(rp);
+	roff = RB_POS_OFF(rp);
+	count = rseq <= seq ? seq - rseq + 1 : 0;
+	keep = count < nn ? count : nn;
+	drop = count - keep;
+	for (uint64_t i = 0; i < drop; i++) {
+		const struct rb_page *op = rb_cpu_page(rb, odata, oorder, rseq + i);
+		uint64_t events = 0;
+		uint32_t end;
+
+		rb_scan(op->data, i ? 0 : roff, rb->data_size, true, &end, &events);
+		add_relaxed(&shm->overrun, events);
+	}
+	B = ALIGN_UP(seq + 2, nn);
+	L = B >> order;
+	for (uint64_t j = 0; j < nn; j++) {
+		struct rb_page *np = (struct rb_page *)(ndata + (j << rb->page_shift));
+
+		if (j < keep)
+			memcpy(np, rb_cpu_page(rb, odata, oorder, rseq + drop + j), rb->page_size);
+		/* Kept pages are complete in lap L; empty slots complete in lap L - 1. */
+		np->commit = (L + (j < keep)) * rb->data_size;
+	}
+
+	/* Publish the layout: mapped consumers re-map when layout_seq moves. */
+	st_relaxed(&shm->layout_seq, shm->layout_seq + 1);
+	fence_release();
+	st_relaxed(&shm->order, order);
+	st_relaxed(&shm->data_off, noff);
+	st_release(&shm->layout_seq, shm->layout_seq + 1);
+	st_relaxed(&cb->data, ndata);
+	st_relaxed(&cb->order, order);
+	cb->layout_seq = shm->layout_seq;
+	st_release(&shm->read_pos, RB_POS(B, drop ? 0 : (keep ? roff : 0)));
+	pthread_mutex_unlock(&cb->reader_lock);
+	/* Full barrier: the layout and read_pos above are visible first. */
+	rb_cpu_unquiesce(rb, cb, RB_POS(B + keep - 1, rb->data_size));
+	rb_cpu_retire(rb, cb, odata, oorder, ooff);
+	return 0;
+
+err_enable:
+	rb_cpu_sync_disabled(rb, cb);
+	return ret;
+}
+
+int evt_ring_buffer_resize(struct evt_ring_buffer *rb, unsigned long size, int cpu)
+{
+	int order, ret = 0;
+
+	if (!rb || (cpu != EVT_RB_ALL_CPUS && !rb_cpu_valid(rb, cpu)))
+		return -EINVAL;
+	if (rb->mapped)
+		return -EPERM;
+	order = rb_size_order(rb, size);
+	if (order < 0)
+		return order;
+	pthread_mutex_lock(&rb->ctl_lock);
+	for (int i = 0; i < rb->nr_cpus; i++) {
+		if (cpu != EVT_RB_ALL_CPUS && i != cpu)
+			continue;
+		ret = rb_resize_cpu_locked(rb, &rb->cpus[i], (uint32_t)order);
+		if (ret < 0)
+			break;
+	}
+	pthread_mutex_unlock(&rb->ctl_lock);
+	return ret;
+}
+
+unsigned long evt_ring_buffer_size(const struct evt_ring_buffer *rb, int cpu)
+{
+	unsigned long max = 0;
+
+	if (!rb)
+		return 0;
+	for (int i = 0; i < rb->nr_cpus; i++) {
+		unsigned long sz = (unsigned long)rb->page_size << ld_relaxed(&rb->cpus[i].order);
+
+		if (i == cpu)
+			return sz;
+		if (sz > max)
+			max = sz;
+	}
+	return cpu == EVT_RB_ALL_CPUS ? max : 0;
+}
+
+unsigned int evt_ring_buffer_page_size(const struct evt_ring_buffer *rb)
+{
+	return rb->page_size;
+}
+
+int evt_ring_buffer_nr_cpus(const struct evt_ring_buffer *rb)
+{
+	return rb->nr_cpus;
+}
+
+bool evt_ring_buffer_overwrite(const struct evt_ring_buffer *rb)
+{
+	return rb->overwrite;
+}
+
+/* ---- sharing with another process ----------------------------------------- */
+
+int evt_ring_buffer_fd(const struct evt_ring_buffer *rb)
+{
+	if (!rb)
+		return -EINVAL;
+	return rb->fd >= 0 ? rb->fd : -ENOSYS;
+}
+
+/**
+ * rb_cpu_refresh_layout() - (mapped consumers) follow a resize of @cb.
+ * @rb: a mapped buffer.
+ * @cb: one of its CPUs.
+ *
+ * Reads the layout words the owner publishes under layout_seq, checks
+ * them against the file, and maps the CPU's pages anew if they moved.
+ *
+ * Context: the CPU's reader lock held.
+ * Return: 0, -EAGAIN while a resize is under way, -EBADMSG on a layout
+ * that cannot be right, -ENOMEM.
+ */
+int rb_cpu_refresh_layout(struct evt_ring_buffer *rb, struct rb_cpu *cb)
+{
+	struct rb_cpu_shm *shm = cb->shm;
+	uint32_t seq1, seq2, order, old_order;
+	uint64_t off, len;
+	struct stat st;
+	void *old;
+	int ret;
+
+	if (!rb->mapped)
+		return 0;
+	seq1 = ld_acquire(&shm->layout_seq);
+	if (cb->data && seq1 == cb->layout_seq)
+		return 0;
+	if (seq1 & 1)
+		return -EAGAIN;
+	order = ld_relaxed(&shm->order);
+	off = ld_relaxed(&shm->data_off);
+	fence_acquire();
+	seq2 = ld_relaxed(&shm->layout_seq);
+	if (seq1 != seq2)
+		return -EAGAIN;
+	if (order < 1 || order > RB_MAX_ORDER)
+		return -EBADMSG;
+	len = rb_region_len(rb, order);
+	if (fstat(rb->fd, &st) < 0)
+		return -errno;
+	if (off % rb_region_align(rb) || off < rb->ctl_len || off > (uint64_t)st.st_size ||
+	    len > (uint64_t)st.st_size - off)
+		return -EBADMSG;
+	old = cb->data;
+	old_order = cb->order;
+	ret = rb_cpu_map(rb, cb, order, off);
+	if (ret < 0)
+		return ret;
+	if (old)
+		munmap(old, rb_region_len(rb, old_order));
+	cb->layout_seq = seq1;
+	return 0;
+}
+
+int evt_ring_buffer_map(int fd, struct evt_ring_buffer **rbp)
+{
+	struct rb_shm_hdr hdr, *h;
+	struct evt_ring_buffer *rb;
+	size_t ctl_len;
+	struct stat st;
+	int ret, dfd;
+
+	if (!rbp || fd < 0)
+		return -EINVAL;
+	*rbp = NULL;
+	ret = evt_clock_init();
+	if (ret < 0)
+		return ret;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size < sizeof(hdr))
+		return -EBADMSG;
+	h = mmap(NULL, sizeof(hdr), PROT_READ, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED)
+		return -errno;
+	memcpy(&hdr, h, sizeof(hdr));	/* one copy: validated, then used */
+	munmap(h, sizeof(hdr));
+	if (hdr.magic != RB_MAGIC)
+		return -EBADMSG;
+	if (hdr.version != RB_VERSION || hdr.hdr_size != sizeof(hdr) ||
+	    hdr.cpu_stride != sizeof(struct rb_cpu_shm))
+		return -EPROTO;
+	if (hdr.nr_cpus < 1 || hdr.nr_cpus > RB_MAX_CPUS || hdr.clock >= EVT_CLOCK__COUNT ||
+	    hdr.flags & ~EVT_RB_FL_OVERWRITE || hdr.cpu_off < sizeof(hdr) ||
+	    hdr.cpu_off % EVT_CACHELINE)
+		return -EBADMSG;
+	ctl_len = ALIGN_UP(hdr.cpu_off + (size_t)hdr.nr_cpus * sizeof(struct rb_cpu_shm),
+			   host_page());
+	if (ctl_len > (uint64_t)st.st_size)
+		return -EBADMSG;
+
+	rb = rb_struct_alloc((int)hdr.nr_cpus);
+	if (!rb)
+		return -ENOMEM;
+	ret = rb_set_geometry(rb, hdr.page_size);
+	if (ret < 0) {
+		ret = -EBADMSG;
+		goto err_free;
+	}
+	rb->mapped = true;
+	rb->overwrite = hdr.flags & EVT_RB_FL_OVERWRITE;
+	rb->clock = hdr.clock;
+	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dfd < 0) {
+		ret = -errno;
+		goto err_free;
+	}
+	rb->fd = dfd;
+	rb->hdr = mmap(NULL, ctl_len, PROT_READ | PROT_WRITE, MAP_SHARED, rb->fd, 0);
+	if (rb->hdr == MAP_FAILED) {
+		rb->hdr = NULL;
+		ret = -errno;
+		goto err_free;
+	}
+	rb->ctl_len = ctl_len;
+	for (int i = 0; i < rb->nr_cpus; i++) {
+		struct rb_cpu *cb = &rb->cpus[i];
+
+		cb->shm = (struct rb_cpu_shm *)((unsigned char *)rb->hdr + hdr.cpu_off +
+						(size_t)i * sizeof(struct rb_cpu_shm));
+		cb->rpage = calloc(1, rb->page_size);
+		if (!cb->rpage) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
+		ret = rb_cpu_refresh_layout(rb, cb);
+		if (ret == -EAGAIN)
+			ret = 0;	/* a resize is under way: the first read maps it */
+		if (ret < 0)
+			goto err_free;
+	}
+	*rbp = rb;
+	return 0;
+
+err_free:
+	evt_ring_buffer_free(rb);
+	return ret;
+}

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * ringbuf/rb_frontend.c - the write path: reserve, commit, discard, and
+ * turning recording on and off.
+ *
+ * Algorithm: per-CPU write state {ts, pos} advanced by a 16-byte CAS
+ * (see rb_internal.h), with cumulative per-page commit counters in the
+ * style of LTTng-UST's frontend (Desnoyers, "Low-Impact Operating System
+ * Tracing", 2009) and the kernel's event encoding (ring_buffer.c).
+ *
+ * Actors:
+ *   writers     any thread, any number per CPU, preempted or migrated at
+ *               any instruction; a writer's CPU is only a hint for which
+ *               per-CPU buffer to use.
+ *   nested      a signal handler that writes while the thread it
+ *               interrupted is anywhere in here. It is just one more
+ *               writer: nothing below waits for anybody, so it cannot
+ *               deadlock on the code it interrupted.
+ *   consumer    one per CPU buffer (rb_reader.c), in this process or in
+ *               another one mapping the memfd.
+ *   control     resize/reset/swap/set_clock (rb_backend.c): quiesce a
+ *               CPU by setting RB_TS_DISABLED, then wait for commits.
+ *
+ * A reservation (rb_reserve):
+ *   1. read w = {ts, pos}; give up if RB_TS_DISABLED.
+ *   2. read the clock; clamp it to ts, so times on a CPU never go back
+ *      (another writer may have read a later clock and won the CAS first,
+ *      or the thread just migrated from a CPU whose TSC is ahead).
+ *   3. if the event (plus a time extend when now - ts needs more than
+ *      27 bits) fits in the page, CAS w to {now, pos + size}. The CAS
+ *      covers ts too: the delta written is exactly now - (time of the
+ *      entry before), whatever raced with us.
+ *   4. otherwise move to the next page (rb_reserve_next_page): check
+ *      the page slot is free, then CAS w to {now, next page + size};
+ *      the winner pads and commits the rest of the old page.
+ *   Any failed CAS means somebody else reserved: start again at 1.
+ *   There is no other loop, and no wait: a writer that cannot get space
+ *   returns NULL and counts a drop.
+ *
+ * A commit adds the entry's length to the commit counter of its page
+ * (found from the event address: pages are page_size aligned) with
+ * release order, publishing the event's bytes to the consumer, who
+ * reads the counter with acquire order and copies only data whose every
+ * byte has been committed.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "core/clock_internal.h"
+#include "compat/cpu.h"
+#include "compat/rseq.h"
+#include "ringbuf/rb_internal.h"
+
+/* Returned by the slow path when the state moved under it: start again. */
+#define RB_RETRY ((struct evt_ring_buffer_event *)1)
+
+static inline unsigned int rb_this_cpu(const struct evt_ring_buffer *rb)
+{
+	unsigned int cpu;
+
+#if EVT_HAVE_RSEQ_OPS
+	if (rb->rseq)
+		return evt_rseq_cpu();	/* < nr_cpus: rb->rseq requires it */
+#endif
+	cpu = (unsigned int)evt_cpu_current();
+	if (unlikely(cpu >= (unsigned int)rb->nr_cpus))
+		cpu %= (unsigned int)rb->nr_cpus;
+	return cpu;
+}
+
+/*
+ * Compare-and-swap the write state of CPU buffer @cb (index @cpu).
+ * rseq mode: only succeeds if this thread is on @cpu for the whole
+ * sequence, so all writers of @cb are serialized by the CPU itself.
+ * CAS mode: lock cmpxchg16b, a full barrier.
+ */
+static inline bool rb_w_cas(const struct evt_ring_buffer *rb, struct rb_cpu_shm *shm,
+			    unsigned int cpu, uint64_t ts, uint64_t pos, uint64_t nts,
+			    uint64_t npos)
+{
+#if EVT_HAVE_RSEQ_OPS
+	if (rb->rseq)
+		return evt_rseq_cmp2_store2(&shm->w.lo, ts, pos, nts, npos, cpu) == 0;
+#endif
+	(void)rb;
+	(void)cpu;
+	return pair_cas(&shm->w, ts, pos, nts, npos);
+}
+
+/* Which CPU buffer's pages hold @page? Slow: only for commits after a migration. */
+static struct rb_cpu *rb_page_owner(struct evt_ring_buffer *rb, const struct rb_page *page)
+{
+	for (int i = 0; i < rb->nr_cpus; i++) {
+		struct rb_cpu *cb = &rb->cpus[i];
+		const unsigned char *data = ld_relaxed(&cb->data);
+		size_t len = (size_t)rb->page_size << ld_relaxed(&cb->order);
+
+		if ((const unsigned char *)page >= data && (const unsigned char *)page < data + len)
+			return cb;
+	}
+	return NULL;
+}
+
+/**
+ * rb_commit_bytes() - count @len bytes of @page as committed.
+ * @rb: the buffer.
+ * @page: a page of one of its CPU buffers.
+ * @len: bytes of entries whose writing is finished.
+ *
+ * Release semantics: the entries' bytes are visible before the count
+ * that covers them (x86 keeps stores in order, so the plain add of the
+ * rseq path is a release too; the CAS path uses a release add).
+ *
+ * Context: any thread or signal handler.
+ */
+void rb_commit_bytes(struct evt_ring_buffer *rb, struct rb_page *page, uint32_t len)
+{
+#if EVT_HAVE_RSEQ_OPS
+	if (rb->rseq) {
+		struct rb_cpu *cb;
+
+		for (;;) {
+			unsigned int cpu = evt_rseq_cpu();
+			unsigned char *data;
+
+			if (unlikely(cpu >= (unsigned int)rb->nr_cpus))
+				break;
+			cb = &rb->cpus[cpu];
+			data = ld_relaxed(&cb->data);
+			if ((unsigned char *)page < data ||
+			    (unsigned char *)page >= data + ((size_t)rb->page_size << cb->order))
+				break;	/* migrated since the reservation: remote */
+			if (evt_rseq_addv(&page->commit, len, cpu) == 0)
+				return;
+		}
+		cb = rb_page_owner(rb, page);
+		if (likely(cb)) {
+			uint64_t slot = (uint64_t)((unsigned char *)page - cb->data) >> rb->page_shift;
+
+			add_release(rb_cpu_remote(rb, cb->data, cb->order, slot), len);
+		}
+		return;
+	}
+#endif
+	add_release(&page->commit, len);
+}
+
+/* Has w changed since we read {ts, pos}? Decides between retry and drop. */
+static bool rb_state_moved(struct rb_cpu_shm *shm, uint64_t ts, uint64_t pos)
+{
+	uint64_t ts2, pos2;
+
+	pair_load(&shm->w, &ts2, &pos2);
+	return ts2 != ts || pos2 != pos;
+}
+
+/* Count the data events of a complete page from @off; a bad page counts 0 more. */
+static uint64_t rb_page_events(const struct evt_ring_buffer *rb, const struct rb_page *page,
+			       uint32_t off)
+{
+	uint64_t events = 0;
+	uint32_t end;
+
+	if (off > rb->data_size || (off & 3))
+		return 0;
+	rb_scan(page->data, off, rb->data_size, true, &end, &events);
+	return events;
+}
+
+/*
+ * The current page is full: move the write state to the next page.
+ * Context: a writer, or a signal handler nested in one. Lock-free.
+ */
+static __attribute__((noinline)) struct evt_ring_buffer_event *
+rb_reserve_next_page(struct evt_ring_buffer *rb, unsigned int cpu, uint64_t ts, uint64_t pos,
+		     uint64_t now, uint32_t size)
+{
+	struct rb_cpu *cb = &rb->cpus[cpu];
+	struct rb_cpu_shm *shm = cb->shm;
+	uint64_t seq = RB_POS_SEQ(pos), nseq = seq + 1;
+	uint32_t off = RB_POS_OFF(pos);
+	/*
+	 * data/order may belong to a layout that resize has since replaced;
+	 * then w has moved too (resize jumps pos) and the CAS below fails.
+	 * Retired mappings stay readable (rb_backend.c), so the reads before
+	 * the CAS are harmless.
+	 */
+	unsigned char *data = ld_relaxed(&cb->data);
+	uint32_t order = ld_relaxed(&cb->order);
+	uint64_t n = UINT64_C(1) << order;
+	struct rb_page *page, *npage;
+	unsigned char *ev;
+
+	if (nseq >= n) {
+		uint64_t occ = nseq - n;	/* the slot's previous occupant */
+		struct rb_page *opage = rb_cpu_page(rb, data, order, occ);
+		/* Acquire: a complete count means the page's bytes are all visible. */
+		uint64_t c = rb_slot_committed(rb, data, order, occ);
+		uint64_t rp;
+
+		if (c != rb_lap_base(rb, order, occ) + rb->data_size) {
+			/* A writer of that page has not committed (it may be preempted,
+			 * or be the code this signal handler interrupted). Never wait. */
+			if (rb_state_moved(shm, ts, pos))
+				return RB_RETRY;
+			add_relaxed(&shm->dropped, 1);
+			return NULL;
+		}
+		/* Pairs with the consumer's CAS of read_pos (release) after it copied. */
+		rp = ld_acquire(&shm->read_pos);
+		if (RB_POS_SEQ(rp) <= occ) {
+			uint64_t lost;
+
+			if (!rb->overwrite) {
+				if (rb_state_moved(shm, ts, pos))
+					return RB_RETRY;
+				add_relaxed(&shm->dropped, 1);
+				return NULL;
+			}
+			/*
+			 * Overwrite: push the consumer off the oldest page. Count
+			 * before the CAS; if the consumer took more of the page
+			 * meanwhile, the CAS fails and we count again.
+			 */
+			lost = RB_POS_SEQ(rp) == occ ? rb_page_events(rb, opage, RB_POS_OFF(rp)) : 0;
+			/*
+			 * The CAS orders the push before our page switch below, so a
+			 * consumer that took this page before us sees its own CAS fail
+			 * afterwards, never a page rewritten under its copy.
+			 */
+			if (!cas_acq_rel(&shm->read_pos, &rp, RB_POS(occ + 1, 0)))
+				return RB_RETRY;
+			add_relaxed(&shm->overrun, lost);
+		}
+	}
+
+	/* Take the first bytes of the next page; our event starts it, delta 0. */
+	if (!rb_w_cas(rb, shm, cpu, ts, pos, now, RB_POS(nseq, size)))
+		return RB_RETRY;
+
+	/* We won: close the old page. Nobody else writes past @off in it. */
+	page = rb_cpu_page(rb, data, order, seq);
+	if (off < rb->data_size) {
+		uint32_t rest = rb->data_size - off;
+		uint32_t pad = EVT_RINGBUF_TYPE_PADDING;
+
+		memcpy(page->data + off, &pad, 4);
+		if (rest >= 8) {
+			uint32_t a0 = rest - RB_HDR_SIZE;
+
+			memcpy(page->data + off + 4, &a0, 4);
+		}
+		/* Release: the padding is visible before the page reads complete. */
+		rb_commit_bytes(rb, page, rest);
+	}
+
+	npage = rb_cpu_page(rb, data, order, nseq);
+	/* Published by our commit (release) of the event below. */
+	npage->time_stamp = now;
+	ev = npage->data;
+	rb_write_header(ev, size, 0);
+	/*
+	 * Order the write state (and the push above) before the event's
+	 * bytes for readers that validate a copy after the fact (iterators).
+	 */
+	fence_release();
+	return (struct evt_ring_buffer_event *)ev;
+}
+
+static inline __attribute__((always_inline)) struct evt_ring_buffer_event *
+rb_reserve(struct evt_ring_buffer *rb, uint32_t size)
+{
+	struct evt_ring_buffer_event *ev;
+	uint64_t ts, pos, now, delta;
+	uint32_t off, ext, clock;
+	struct rb_cpu_shm *shm;
+	struct rb_page *page;
+	unsigned int cpu;
+	unsigned char *p;
+
+	for (;;) {
+		cpu = rb_this_cpu(rb);
+		if (unlikely(cpu >= (unsigned int)rb->nr_cpus)) {
+			/* rseq reported a CPU beyond the buffer's (hotplug): count it */
+			add_relaxed(&rb->cpus[cpu % (unsigned int)rb->nr_cpus].shm->dropped, 1);
+			return NULL;
+		}
+		shm = rb->cpus[cpu].shm;
+		/* Acquire: pairs with control's CAS that re-enables after a new layout. */
+		pair_load(&shm->w, &ts, &pos);
+		if (unlikely(ts & RB_TS_DISABLED))
+			return NULL;
+		clock = ld_relaxed(&rb->clock);
+		now = tclock_read((enum evt_clock_id)clock) & RB_TS_MASK;
+		if (unlikely(now < ts))
+			now = ts;
+		delta = now - ts;
+		off = RB_POS_OFF(pos);
+		ext = (delta > RB_TS_DELTA_MAX && off) ? 8 : 0;
+
+		if (unlikely(off + ext + size > rb->data_size)) {
+			ev = rb_reserve_next_page(rb, cpu, ts, pos, now, size);
+			if (ev == RB_RETRY)
+				continue;
+			return ev;
+		}
+		if (!rb_w_cas(rb, shm, cpu, ts, pos, now, pos + ext + size))
+			continue;
+
+		/* The CAS read-from control's last CAS: data/order are current. */
+		page = rb_cpu_page(rb, ld_relaxed(&rb->cpus[cpu].data),
+				   ld_relaxed(&rb->cpus[cpu].order), RB_POS_SEQ(pos));
+		p = page->data + off;
+		if (!off) {
+			/* First entry of the page: it carries the page's time. */
+			page->time_stamp = now;
+			delta = 0;
+		} else if (ext) {
+			uint32_t hdr = EVT_RINGBUF_TYPE_TIME_EXTEND |
+				       (uint32_t)(delta & RB_TS_DELTA_MAX) << 5;
+			uint32_t hi = (uint32_t)(delta >> EVT_RB_TS_DELTA_BITS);
+
+			memcpy(p, &hdr, 4);
+			memcpy(p + 4, &hi, 4);
+			/* The extend is committed at once; the event on its own commit. */
+			rb_commit_bytes(rb, page, 8);
+			p += 8;
+			delta = 0;
+		}
+		rb_write_header(p, size, (uint32_t)delta);
+		return (struct evt_ring_buffer_event *)p;
+	}
+}
+
+struct evt_ring_buffer_event *evt_ring_buffer_lock_reserve(struct evt_ring_buffer *rb,
+							   unsigned long length)
+{
+	if (unlikely(length > rb->max_payload || rb->mapped))
+		return NULL;
+	return rb_reserve(rb, rb_event_size(length));
+}
+
+/* Total bytes of the entry at @ev (its header was written by us: trusted). */
+static inline uint32_t rb_own_entry_len(const struct evt_ring_buffer_event *ev)
+{
+	if (ev->type_len)
+		return RB_HDR_SIZE + ev->type_len * 4u;
+	return RB_HDR_SIZE + ev->array[0];
+}
+
+int evt_ring_buffer_unlock_commit(struct evt_ring_buffer *rb,
+				  struct evt_ring_buffer_event *event)
+{
+	struct rb_page *page = (struct rb_page *)((uintptr_t)event & rb->page_mask);
+
+	/* Release: the event's bytes are visible before the count that covers them. */
+	rb_commit_bytes(rb, page, rb_own_entry_len(event));
+	return 0;
+}
+
+int evt_ring_buffer_discard_commit(struct evt_ring_buffer *rb,
+				   struct evt_ring_buffer_event *event)
+{
+	uint32_t len = rb_own_entry_len(event);
+	uint32_t hdr = EVT_RINGBUF_TYPE_PADDING | (uint32_t)event->time_delta << 5;
+	uint32_t a0 = len - RB_HDR_SIZE;
+	unsigned char *p = (unsigned char *)event;
+
+	/* Padding keeps the delta: the time chain stays exact for what follows. */
+	memcpy(p, &hdr, 4);
+	memcpy(p + 4, &a0, 4);
+	return evt_ring_buffer_unlock_commit(rb, event);
+}
+
+int evt_ring_buffer_write(struct evt_ring_buffer *rb, unsigned long length, const void *data)
+{
+	struct evt_ring_buffer_event *ev;
+
+	if (unlikely(rb->mapped))
+		return -EPERM;
+	if (unlikely(length > rb->max_payload))
+		return -E2BIG;
+	ev = rb_reserve(rb, rb_event_size(length));
+	if (unlikely(!ev))
+		return evt_ring_buffer_record_is_on(rb) ? -ENOBUFS : -EBUSY;
+	memcpy(evt_ring_buffer_event_data(ev), data, length);
+	return evt_ring_buffer_unlock_commit(rb, ev);
+}
+
+/* ---- recording on/off ----------------------------------------------------- */
+
+/**
+ * rb_cpu_set_disabled() - set RB_TS_DISABLED in @cb's write state, for good.
+ * @rb: the buffer.
+ * @cb: the CPU buffer.
+ * @pos: the write position at the moment the bit was known to stick.
+ *
+ * CAS mode: one locked CAS. rseq mode: a writer's sequence that compared
+ * w before our CAS may still store after it, wiping the bit; so after the
+ * CAS, restart every running sequence (evt_rseq_fence) and look again.
+ * Once the bit is seen after a fence, no sequence can clear it: each
+ * compares against a value without the bit.
+ *
+ * Context: any thread; a system call per round in rseq mode.
+ */
+void rb_cpu_set_disabled(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint64_t *pos)
+{
+	struct rb_cpu_shm *shm = cb->shm;
+	uint64_t ts, p;
+
+	for (;;) {
+		pair_load(&shm->w, &ts, &p);
+		if (!(ts & RB_TS_DISABLED) && !pair_cas(&shm->w, ts, p, ts | RB_TS_DISABLED, p))
+			continue;
+		if (!rb->rseq)
+			break;
+		evt_rseq_fence();
+		pair_load(&shm->w, &ts, &p);
+		if (ts & RB_TS_DISABLED)
+			break;
+	}
+	if (pos)
+		*pos = p;
+}
+
+/**
+ * rb_cpu_sync_disabled() - make RB_TS_DISABLED in w agree with the counters.
+ * @rb: the buffer.
+ * @cb: the CPU buffer.
+ *
+ * Lock-free, so traceoff can be called from where events fire. Racing
+ * callers converge: each re-reads the counters after its update and goes
+ * round again if they changed under it. Clearing the bit needs no fence:
+ * while it is set, no writer's sequence can succeed.
+ *
+ * Context: any thread or signal handler.
+ */
+void rb_cpu_sync_disabled(struct evt_ring_buffer *rb, struct rb_cpu *cb)
+{
+	struct rb_cpu_shm *shm = cb->shm;
+	uint64_t ts, pos;
+	bool off;
+
+	for (;;) {
+		off = ld_acquire(&rb->disable_cnt) > 0 || ld_acquire(&cb->disable_cnt) > 0;
+		if (off) {
+			rb_cpu_set_disabled(rb, cb, NULL);
+		} else {
+			pair_load(&shm->w, &ts, &pos);
+			if ((ts & RB_TS_DISABLED) &&
+			    !pair_cas(&shm->w, ts, pos, ts & ~RB_TS_DISABLED, pos))
+				continue;
+		}
+		if (off == (ld_acquire(&rb->disable_cnt) > 0 || ld_acquire(&cb->disable_cnt) > 0))
+			return;
+	}
+}
+
+void evt_ring_buffer_record_disable(struct evt_ring_buffer *rb)
+{
+	add_relaxed(&rb->disable_cnt, 1);
+	for (int cpu = 0; cpu < rb->nr_cpus; cpu++)
+		rb_cpu_sync_disabled(rb, &rb->cpus[cpu]);
+}
+
+void evt_ring_buffer_record_enable(struct evt_ring_buffer *rb)
+{
+	sub_relaxed(&rb->disable_cnt, 1);
+	for (int cpu = 0; cpu < rb->nr_cpus; cpu++)
+		rb_cpu_sync_disabled(rb, &rb->cpus[cpu]);
+}
+
+void evt_ring_buffer_record_disable_cpu(struct evt_ring_buffer *rb, int cpu)
+{
+	if (!rb_cpu_valid(rb, cpu))
+		return;
+	add_relaxed(&rb->cpus[cpu].disable_cnt, 1);
+	rb_cpu_sync_disabled(rb, &rb->cpus[cpu]);
+}
+
+void evt_ring_buffer_record_enable_cpu(struct evt_ring_buffer *rb, int cpu)
+{
+	if (!rb_cpu_valid(rb, cpu))
+		return;
+	sub_relaxed(&rb->cpus[cpu].disable_cnt, 1);
+	rb_cpu_sync_disabled(rb, &rb->cpus[cpu]);
+}
+
+bool evt_ring_buffer_record_is_on(const struct evt_ring_buffer *rb)
+{
+	return ld_acquire(&rb->disable_cnt) <= 0;
+}
+
+uint64_t evt_ring_buffer_time_stamp(const struct evt_ring_buffer *rb)
+{
+	return tclock_read((enum evt_clock_id)ld_relaxed(&rb->clock));
+}
+
+void evt_ring_buffer_normalize_time_stamp(const struct evt_ring_buffer *rb, int cpu,
+					  uint64_t *ts)
+{
+	(void)cpu;	/* one clock for all CPUs */
+	if (ts)
+		*ts = evt_clock_to_ns((enum evt_clock_id)ld_relaxed(&rb->clock), *ts);
+}

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ringbuf/rb_internal.h - the ring buffer's private layout.
+ *
+ * Nothing above src/ringbuf/ includes this file. docs/ring-buffer.md
+ * explains the design; the short version:
+ *
+ *  - A buffer is one memfd. It starts with a control region (a header
+ *    and one struct rb_cpu_shm per CPU) followed by each CPU's pages.
+ *    Another process can map the memfd and consume from it.
+ *
+ *  - Each CPU has 2^order pages. A page is the kernel's buffer_data_page:
+ *    u64 time_stamp, u64 commit, data. In the ring, the commit word is a
+ *    CUMULATIVE count of bytes committed to that page slot over all its
+ *    laps; a page's data is complete when the count reaches
+ *    (lap + 1) * data_size, because every page is closed by padding it
+ *    to its full data size (the trick of LTTng's commit counters: no
+ *    counter is ever reset, so there is no reset to race with). Pages
+ *    handed to a consumer are copies in which commit = bytes of data.
+ *
+ *  - The write state of a CPU is a pair {ts, pos} changed by one 16-byte
+ *    CAS: ts = time stamp of the last reservation (bit 63: recording
+ *    disabled), pos = (page sequence number << RB_OFF_BITS) | offset of
+ *    the next free byte in that page's data. The sequence number only
+ *    grows (reset and resize jump it forward), so the pair never returns
+ *    to an old value and a CAS cannot succeed on stale state (no ABA).
+ *    Including ts in the CAS is what makes each event's time delta exact
+ *    with respect to the event before it.
+ *
+ *  - Two ways to update w and the commit counts, chosen per buffer at
+ *    allocation and never mixed: a 16-byte CAS and locked adds, or - on
+ *    x86-64 with rseq - a per-CPU compare-and-store and a plain add in a
+ *    restartable sequence (compat/rseq.h), which costs no locked
+ *    instruction. In rseq mode a commit made from another CPU than the
+ *    page's (the writer migrated between reserve and commit) goes to a
+ *    separate, atomically added "remote" counter per slot, stored after
+ *    the pages; a slot's committed bytes are page->commit + remote[slot].
+ *
+ *  - read_pos = (sequence << RB_OFF_BITS) | offset: how far the consumer
+ *    has taken data out of the ring. A writer may reuse a page slot only
+ *    when the consumer has gone past its previous occupant; in overwrite
+ *    mode the writer pushes read_pos forward instead (CAS) and counts the
+ *    events it skipped as overruns.
+ */
+#ifndef EVT_RINGBUF_RB_INTERNAL_H
+#define EVT_RINGBUF_RB_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <evtrace/ring_buffer.h>
+
+#include "compat/atomic.h"
+#include "compat/compiler.h"
+
+#define RB_MAGIC		0x52545645u	/* "EVTR" */
+#define RB_VERSION		1u
+
+#define RB_OFF_BITS		20
+#define RB_OFF_MASK		((UINT64_C(1) << RB_OFF_BITS) - 1)
+#define RB_POS(seq, off)	(((uint64_t)(seq) << RB_OFF_BITS) | (uint64_t)(off))
+#define RB_POS_SEQ(pos)		((pos) >> RB_OFF_BITS)
+#define RB_POS_OFF(pos)		((uint32_t)((pos) & RB_OFF_MASK))
+
+#define RB_TS_DISABLED		(UINT64_C(1) << 63)
+#define RB_TS_MASK		(RB_TS_DISABLED - 1)
+
+#define RB_MIN_PAGE_SIZE	256u
+#define RB_MAX_PAGE_SIZE	(1u << RB_OFF_BITS)
+#define RB_MAX_CPUS		4096
+#define RB_MIN_PAGES		2u
+#define RB_MAX_ORDER		30
+
+#define RB_HDR_SIZE		4u	/* the u32 type_len/time_delta word */
+#define RB_TS_DELTA_MAX		((UINT64_C(1) << EVT_RB_TS_DELTA_BITS) - 1)
+
+/* The buffer_data_page header as it lies in the ring. */
+struct rb_page {
+	uint64_t time_stamp;	/* time of the page's first entry; written by the
+				 * writer whose reservation starts at offset 0,
+				 * published by that writer's commit (release) */
+	uint64_t commit;	/* cumulative bytes committed to this slot (see top) */
+	unsigned char data[];
+};
+
+/* The first bytes of the memfd. Written once at allocation. */
+struct rb_shm_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t hdr_size;
+	uint32_t page_size;
+	uint32_t nr_cpus;
+	uint32_t flags;		/* EVT_RB_FL_* */
+	uint32_t clock;		/* enum evt_clock_id; changes only while quiesced */
+	uint64_t cpu_off;	/* offset of the rb_cpu_shm array */
+	uint32_t cpu_stride;	/* sizeof(struct rb_cpu_shm) */
+	uint32_t reserved;
+};
+
+/*
+ * Per-CPU shared control block. Three cache lines: what writers change
+ * on every event, what the consumer changes, and the page layout.
+ */
+struct rb_cpu_shm {
+	/* writers: every reservation CASes w; counters on the slow paths */
+	struct evt_pair w;	/* lo: ts | RB_TS_DISABLED, hi: pos */
+	uint64_t dropped;	/* reservations refused: full, or next page busy */
+	uint64_t overrun;	/* events overwritten unread (overwrite mode) */
+
+	/* consumer */
+	uint64_t read_pos __cacheline_aligned;	/* CAS by consumer and pushing writers */
+	uint64_t read_events;			/* consumer only; read by stats */
+
+	/* layout: changed only by resize, under the control lock, with the CPU quiesced */
+	uint32_t layout_seq __cacheline_aligned;	/* odd while the layout changes */
+	uint32_t order;				/* log2 of the number of pages */
+	uint64_t data_off;			/* file offset of the pages */
+};
+
+struct rb_map {
+	void *addr;
+	size_t len;
+	struct rb_map *next;
+};
+
+/* Process-local view of one CPU's buffer. */
+struct rb_cpu {
+	struct rb_cpu_shm *shm;
+	unsigned char *data;	/* first page; st/ld_relaxed (published via the w CAS) */
+	uint32_t order;		/* as data */
+	uint32_t layout_seq;	/* mapped consumers: layout the mapping is for */
+	int disable_cnt;	/* record_disable_cpu nesting (atomic) */
+	struct rb_map *old_maps; /* address ranges retired by resize (control lock) */
+
+	/* the consumer's private copy of a page: the "reader page" */
+	pthread_mutex_t reader_lock;
+	unsigned char *rpage;	/* page_size bytes */
+	uint32_t rp_pos;	/* next entry (offset into data) */
+	uint32_t rp_end;	/* end of copied entries */
+	uint64_t rp_ts;		/* time base for the entry at rp_pos */
+	uint64_t lost_seen;	/* overrun + dropped already reported */
+	uint64_t corrupt;	/* pages skipped as malformed */
+};
+
+struct evt_ring_buffer {
+	int fd;
+	bool mapped;		/* a consumer handle from evt_ring_buffer_map() */
+	bool overwrite;
+	uint32_t page_size;
+	uint32_t page_shift;
+	uint32_t data_size;	/* page_size - 16 */
+	uint32_t max_payload;
+	uintptr_t page_mask;	/* ~(page_size - 1) */
+	int nr_cpus;
+	bool rseq;		/* writers update w and commit through rseq (compat/rseq.h) */
+	uint32_t clock;		/* enum evt_clock_id; ld/st_relaxed */
+	int disable_cnt;	/* record_disable nesting (atomic) */
+
+	struct rb_shm_hdr *hdr;
+	size_t ctl_len;
+	uint64_t file_size;	/* control lock */
+	pthread_mutex_t ctl_lock;	/* resize, reset, swap, set_clock, lock */
+
+	struct rb_cpu cpus[];
+};
+
+/**
+ * rb_event_size() - bytes an event with @length bytes of payload takes.
+ * @length: payload bytes; 0 is treated as 1, as the kernel does.
+ *
+ * Return: header + payload rounded up to 4; payloads above 112 bytes
+ * carry an extra u32 length word (type_len 0).
+ */
+static inline uint32_t rb_event_size(unsigned long length)
+{
+	uint32_t len = length ? (uint32_t)length : 1;
+
+	len = ALIGN_UP(len, 4u);
+	if (len > EVT_RB_MAX_SMALL_DATA)
+		return len + 2 * RB_HDR_SIZE;
+	return len + RB_HDR_SIZE;
+}
+
+/**
+ * rb_write_header() - write the header of a data event of @size bytes.
+ * @p: where the entry starts.
+ * @size: rb_event_size() of the payload.
+ * @delta: time delta from the previous entry, < 2^27.
+ *
+ * Return: offset of the payload from @p (4 or 8).
+ */
+static inline uint32_t rb_write_header(unsigned char *p, uint32_t size, uint32_t delta)
+{
+	uint32_t payload = size - RB_HDR_SIZE;
+
+	if (payload <= EVT_RB_MAX_SMALL_DATA) {
+		uint32_t hdr = (delta << 5) | (payload / 4);
+
+		memcpy(p, &hdr, 4);
+		return RB_HDR_SIZE;
+	}
+	{
+		uint32_t hdr = delta << 5;
+
+		memcpy(p, &hdr, 4);
+		/* array[0] = payload length + 4: the size of what follows the header */
+		memcpy(p + 4, &payload, 4);
+	}
+	return 2 * RB_HDR_SIZE;
+}
+
+/* rb_page.c */
+int rb_entry_parse(const unsigned char *p, uint32_t avail, uint32_t *len);
+int rb_scan(const unsigned char *data, uint32_t from, uint32_t limit, bool closed,
+	    uint32_t *end, uint64_t *events);
+uint64_t rb_entry_ts(const unsigned char *p, uint64_t ts);
+void rb_copy_racy(void *dst, const void *src, size_t len);
+
+/* rb_frontend.c */
+void rb_commit_bytes(struct evt_ring_buffer *rb, struct rb_page *page, uint32_t len);
+void rb_cpu_set_disabled(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint64_t *pos);
+
+/* rb_backend.c */
+static inline struct rb_page *rb_cpu_page(const struct evt_ring_buffer *rb,
+					   unsigned char *data, uint32_t order, uint64_t seq)
+{
+	uint64_t slot = seq & ((UINT64_C(1) << order) - 1);
+
+	return (struct rb_page *)(data + (slot << rb->page_shift));
+}
+
+/* The per-slot counters of commits made from another CPU, after the pages. */
+static inline uint64_t *rb_cpu_remote(const struct evt_ring_buffer *rb, unsigned char *data,
+				      uint32_t order, uint64_t seq)
+{
+	uint64_t mask = (UINT64_C(1) << order) - 1;
+
+	return (uint64_t *)(data + ((mask + 1) << rb->page_shift)) + (seq & mask);
+}
+
+/*
+ * Bytes committed to the slot of page @seq over all its laps. Acquire:
+ * pairs with the release of every commit, so the bytes counted are visible.
+ */
+static inline uint64_t rb_slot_committed(const struct evt_ring_buffer *rb, unsigned char *data,
+					 uint32_t order, uint64_t seq)
+{
+	const struct rb_page *page = rb_cpu_page(rb, data, order, seq);
+
+	return ld_acquire(&page->commit) + ld_acquire(rb_cpu_remote(rb, data, order, seq));
+}
+
+static inline uint64_t rb_lap_base(const struct evt_ring_buffer *rb, uint32_t order,
+				   uint64_t seq)
+{
+	return (seq >> order) * rb->data_size;
+}
+
+int rb_cpu_quiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb);
+void rb_cpu_unquiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint64_t pos);
+void rb_cpu_sync_disabled(struct evt_ring_buffer *rb, struct rb_cpu *cb);
+uint64_t rb_cpu_close_page(struct evt_ring_buffer *rb, struct rb_cpu *cb);
+int rb_cpu_refresh_layout(struct evt_ring_buffer *rb, struct rb_cpu *cb);
+bool rb_cpu_valid(const struct evt_ring_buffer *rb, int cpu);
+
+/* rb_reader.c */
+void rb_reader_clear(struct rb_cpu *cb);
+uint64_t rb_cpu_lost(const struct rb_cpu *cb);
+
+#endif /* EVT_RINGBUF_RB_INTERNAL_H */

@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * ringbuf/rb_reader.c - the read side: consuming reads (peek, consume,
+ * read_page), iterators, and the statistics built on them.
+ *
+ * A consumer never reads an event in place. It copies committed data
+ * out of the ring into its own "reader page" (the kernel swaps a page
+ * out of the ring instead; a copy gives the same guarantee - writers can
+ * never change what the consumer is looking at - without letting the
+ * consumer touch the writers' structures), then claims what it copied
+ * by advancing read_pos with a CAS:
+ *
+ *   1. read read_pos (r, roff), the write state (wseq, woff) and the
+ *      commit count c of page r (acquire: pairs with the commits' release
+ *      adds, so every byte c covers is visible).
+ *   2. r < wseq: page r is closed; it is complete when c reaches the end
+ *      of its lap, and then everything from roff to its end is readable.
+ *      r == wseq: the page is current; the prefix up to woff is readable
+ *      only if c - lap base == woff: committed bytes are a subset of the
+ *      reserved ones, so equal counts mean equal sets. (Loading c before
+ *      w makes this sound: both only grow.)
+ *   3. copy, then CAS read_pos from (r, roff) to the end of what was
+ *      copied. In overwrite mode a writer that wants page r's slot first
+ *      CASes read_pos past r (rb_frontend.c): if that happened, our CAS
+ *      fails and the copy is dropped - the writer counted those events
+ *      as overruns. If our CAS succeeds, the writer's later push reads
+ *      our value, so our copy happened-before its rewrite of the page.
+ *   4. validate the copy (rb_scan): lengths and types are checked against
+ *      the bytes copied, whether the ring is ours or another process's.
+ *
+ * Iterators do not claim: they copy, then check after an acquire fence
+ * that read_pos has not passed the page (a writer moves read_pos past a
+ * page before it reuses its slot), like a seqlock reader.
+ *
+ * Per CPU, one consumer at a time (reader_lock in this process; across
+ * processes, by convention).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ringbuf/rb_internal.h"
+
+#define RB_TAKE_TRIES	64	/* bound on retries against a hostile or racing ring */
+
+uint64_t rb_cpu_lost(const struct rb_cpu *cb)
+{
+	return ld_relaxed(&cb->shm->overrun) + ld_relaxed(&cb->shm->dropped) + cb->corrupt;
+}
+
+/* Context: reader_lock held (or the CPU quiesced with it held). */
+void rb_reader_clear(struct rb_cpu *cb)
+{
+	cb->rp_pos = 0;
+	cb->rp_end = 0;
+	cb->rp_ts = 0;
+	cb->corrupt = 0;
+	cb->lost_seen = 0;
+}
+
+/*
+ * What of page r can be read now? Sets *limit (end of readable bytes) and
+ * *closed. Return: 1 readable, 0 nothing yet, -ESTALE the page's slot was
+ * reused (read_pos has moved on), -EBADMSG impossible positions.
+ */
+static int rb_readable(const struct evt_ring_buffer *rb, const struct rb_cpu *cb,
+		       const unsigned char *data, uint32_t order, uint64_t r, uint32_t roff,
+		       uint32_t *limit, bool *closed)
+{
+	uint64_t base = rb_lap_base(rb, order, r), c, ts, wpos, wseq;
+	uint32_t woff;
+
+	c = rb_slot_committed(rb, (unsigned char *)data, order, r);
+	pair_load(&cb->shm->w, &ts, &wpos);
+	wseq = RB_POS_SEQ(wpos);
+	woff = RB_POS_OFF(wpos);
+	if (woff > rb->data_size || (woff & 3) || roff > rb->data_size || (roff & 3))
+		return -EBADMSG;
+	if (r > wseq)
+		return 0;
+	if (r < wseq) {
+		if (c > base + rb->data_size)
+			return -ESTALE;
+		if (c != base + rb->data_size)
+			return 0;	/* a writer of page r has not committed yet */
+		*limit = rb->data_size;
+		*closed = true;
+		return 1;
+	}
+	if (c < base || c - base != woff || roff >= woff)
+		return 0;
+	*limit = woff;
+	*closed = false;
+	return 1;
+}
+
+/*
+ * Take the next committed chunk of the ring into the reader page.
+ * Context: reader_lock held.
+ * Return: 1 if the reader page has new entries, 0 if nothing, < 0 error.
+ */
+static int rb_take(struct evt_ring_buffer *rb, struct rb_cpu *cb)
+{
+	struct rb_cpu_shm *shm = cb->shm;
+	unsigned char *rdata = cb->rpage + EVT_RB_PAGE_HDR_SIZE;
+
+	for (int tries = 0; tries < RB_TAKE_TRIES; tries++) {
+		uint64_t rp, nrp, r, events;
+		uint32_t roff, limit, end, order;
+		const struct rb_page *page;
+		unsigned char *data;
+		bool closed;
+		int ret;
+
+		ret = rb_cpu_refresh_layout(rb, cb);
+		if (ret < 0)
+			return ret == -EAGAIN ? 0 : ret;
+		data = ld_relaxed(&cb->data);
+		order = ld_relaxed(&cb->order);
+		rp = ld_acquire(&shm->read_pos);
+		r = RB_POS_SEQ(rp);
+		roff = RB_POS_OFF(rp);
+		ret = rb_readable(rb, cb, data, order, r, roff, &limit, &closed);
+		if (ret == -ESTALE)
+			continue;	/* pushed by a writer: read read_pos again */
+		if (ret <= 0)
+			return ret;
+		page = rb_cpu_page(rb, data, order, r);
+		/*
+		 * Producer/consumer: no writer touches page r before we claim it,
+		 * and the acquire on its commit count ordered its bytes: a plain
+		 * copy. Overwrite: a writer may be rewriting it (then our claim
+		 * fails and the copy is dropped).
+		 */
+		if (rb->overwrite) {
+			rb_copy_racy(rdata + roff, page->data + roff, limit - roff);
+			if (!roff)
+				rb_copy_racy(cb->rpage, &page->time_stamp, sizeof(uint64_t));
+		} else {
+			memcpy(rdata + roff, page->data + roff, limit - roff);
+			if (!roff)
+				memcpy(cb->rpage, &page->time_stamp, sizeof(uint64_t));
+		}
+		nrp = closed ? RB_POS(r + 1, 0) : RB_POS(r, limit);
+		/* Release: our copy is ordered before the claim (see step 3 above). */
+		if (!cas_acq_rel(&shm->read_pos, &rp, nrp))
+			continue;
+		if (rb_scan(rdata, roff, limit, closed, &end, &events) < 0)
+			cb->corrupt++;	/* the valid prefix is still delivered */
+		if (!roff)
+			memcpy(&cb->rp_ts, cb->rpage, sizeof(uint64_t));
+		cb->rp_pos = roff;
+		cb->rp_end = end;
+		if (end > roff)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Next data event in the reader page, taking more from the ring when it
+ * runs dry. Context: reader_lock held.
+ */
+static struct evt_ring_buffer_event *rb_reader_next(struct evt_ring_buffer *rb, struct rb_cpu *cb,
+						    uint64_t *ts, bool consume)
+{
+	unsigned char *rdata = cb->rpage + EVT_RB_PAGE_HDR_SIZE;
+
+	for (;;) {
+		while (cb->rp_pos < cb->rp_end) {
+			unsigned char *p = rdata + cb->rp_pos;
+			uint64_t t;
+			uint32_t len;
+			int type;
+
+			type = rb_entry_parse(p, cb->rp_end - cb->rp_pos, &len);
+			if (type < 0) {		/* cannot happen after rb_scan; be safe */
+				cb->rp_pos = cb->rp_end;
+				break;
+			}
+			t = rb_entry_ts(p, cb->rp_ts);
+			if (type <= EVT_RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
+				if (ts)
+					*ts = t;
+				if (consume) {
+					cb->rp_pos += len;
+					cb->rp_ts = t;
+					add_relaxed(&cb->shm->read_events, 1);
+				}
+				return (struct evt_ring_buffer_event *)p;
+			}
+			cb->rp_pos += len;
+			cb->rp_ts = t;
+		}
+		if (rb_take(rb, cb) <= 0)
+			return NULL;
+	}
+}
+
+static struct evt_ring_buffer_event *rb_read(struct evt_ring_buffer *rb, int cpu, uint64_t *ts,
+					     unsigned long *lost_events, bool consume)
+{
+	struct evt_ring_buffer_event *ev;
+	struct rb_cpu *cb;
+
+	if (!rb_cpu_valid(rb, cpu))
+		return NULL;
+	cb = &rb->cpus[cpu];
+	pthread_mutex_lock(&cb->reader_lock);
+	ev = rb_reader_next(rb, cb, ts, consume);
+	if (ev && lost_events) {
+		uint64_t lost = rb_cpu_lost(cb);
+
+		*lost_events = (unsigned long)(lost - cb->lost_seen);
+		if (consume)
+			cb->lost_seen = lost;
+	}
+	pthread_mutex_unlock(&cb->reader_lock);
+	return ev;
+}
+
+struct evt_ring_buffer_event *evt_ring_buffer_peek(struct evt_ring_buffer *rb, int cpu,
+						   uint64_t *ts, unsigned long *lost_events)
+{
+	return rb_read(rb, cpu, ts, lost_events, false);
+}
+
+struct evt_ring_buffer_event *evt_ring_buffer_consume(struct evt_ring_buffer *rb, int cpu,
+						      uint64_t *ts, unsigned long *lost_events)
+{
+	return rb_read(rb, cpu, ts, lost_events, true);
+}
+
+int evt_ring_buffer_read_page(struct evt_ring_buffer *rb, int cpu, void *page, size_t len)
+{
+	unsigned char *out = page, *rdata;
+	uint32_t commit, flags = 0;
+	struct rb_cpu *cb;
+	uint64_t lost, events = 0, ts;
+	int ret = 0;
+
+	if (!rb_cpu_valid(rb, cpu) || !page || len < rb->page_size)
+		return -EINVAL;
+	cb = &rb->cpus[cpu];
+	pthread_mutex_lock(&cb->reader_lock);
+	if (cb->rp_pos >= cb->rp_end) {
+		ret = rb_take(rb, cb);
+		if (ret <= 0) {
+			ret = ret ? ret : -EAGAIN;
+			goto out_unlock;
+		}
+	}
+	rdata = cb->rpage + EVT_RB_PAGE_HDR_SIZE;
+	commit = cb->rp_end - cb->rp_pos;
+	memcpy(out + EVT_RB_PAGE_HDR_SIZE, rdata + cb->rp_pos, commit);
+	memset(out + EVT_RB_PAGE_HDR_SIZE + commit, 0, rb->data_size - commit);
+	/* The page's time base is the time of the entry before its first one. */
+	memcpy(out, &cb->rp_ts, sizeof(uint64_t));
+
+	ts = cb->rp_ts;
+	for (uint32_t pos = cb->rp_pos, l; pos < cb->rp_end; pos += l) {
+		int type = rb_entry_parse(rdata + pos, cb->rp_end - pos, &l);
+
+		if (type < 0)
+			break;
+		ts = rb_entry_ts(rdata + pos, ts);
+		events += type <= EVT_RINGBUF_TYPE_DATA_TYPE_LEN_MAX;
+	}
+	cb->rp_ts = ts;
+	cb->rp_pos = cb->rp_end;
+	add_relaxed(&cb->shm->read_events, events);
+
+	lost = rb_cpu_lost(cb);
+	if (lost != cb->lost_seen) {
+		flags = EVT_RB_PAGE_MISSED_EVENTS;
+		if (commit + sizeof(uint64_t) <= rb->data_size) {
+			uint64_t n = lost - cb->lost_seen;
+
+			memcpy(out + EVT_RB_PAGE_HDR_SIZE + commit, &n, sizeof(n));
+			flags |= EVT_RB_PAGE_MISSED_STORED;
+		}
+		cb->lost_seen = lost;
+	}
+	{
+		uint64_t cw = commit | flags;
+
+		memcpy(out + 8, &cw, sizeof(cw));
+	}
+	ret = (int)commit;
+out_unlock:
+	pthread_mutex_unlock(&cb->reader_lock);
+	return ret;
+}
+
+/* ---- iterators --------------------------------------------------------------- */
+
+struct evt_ring_buffer_iter {
+	struct evt_ring_buffer *rb;
+	struct rb_cpu *cb;
+	unsigned char *buf;	/* page_size bytes: header, then data */
+	uint32_t pos, end;	/* entries in buf */
+	uint64_t ts;		/* time base for the entry at pos */
+	uint64_t r;		/* ring position of the next chunk */
+	uint32_t roff;
+	uint64_t overrun_mark;
+	unsigned long lost;
+};
+
+/* Start from the consumer's position: its unread reader page, then the ring. */
+static void rb_iter_start(struct evt_ring_buffer_iter *it)
+{
+	struct rb_cpu *cb = it->cb;
+	uint64_t rp;
+
+	pthread_mutex_lock(&cb->reader_lock);
+	rb_cpu_refresh_layout(it->rb, cb);
+	it->pos = cb->rp_pos;
+	it->end = cb->rp_end;
+	it->ts = cb->rp_ts;
+	if (it->end > it->pos)
+		memcpy(it->buf + EVT_RB_PAGE_HDR_SIZE + it->pos,
+		       cb->rpage + EVT_RB_PAGE_HDR_SIZE + it->pos, it->end - it->pos);
+	rp = ld_acquire(&cb->shm->read_pos);
+	pthread_mutex_unlock(&cb->reader_lock);
+	it->r = RB_POS_SEQ(rp);
+	it->roff = RB_POS_OFF(rp);
+	it->overrun_mark = ld_relaxed(&cb->shm->overrun);
+}
+
+/* Copy the next committed chunk at (r, roff) into the iterator. Return 1/0. */
+static int rb_iter_fill(struct evt_ring_buffer_iter *it)
+{
+	struct evt_ring_buffer *rb = it->rb;
+	struct rb_cpu *cb = it->cb;
+	unsigned char *bdata = it->buf + EVT_RB_PAGE_HDR_SIZE;
+
+	for (int tries = 0; tries < RB_TAKE_TRIES; tries++) {
+		uint32_t limit, end, order = ld_relaxed(&cb->order);
+		unsigned char *data = ld_relaxed(&cb->data);
+		const struct rb_page *page;
+		uint64_t rp, events;
+		bool closed;
+		int ret;
+
+		if (!data)
+			return 0;
+		ret = rb_readable(rb, cb, data, order, it->r, it->roff, &limit, &closed);
+		if (ret == 0 || ret == -EBADMSG)
+			return 0;
+		if (ret > 0) {
+			page = rb_cpu_page(rb, data, order, it->r);
+			rb_copy_racy(bdata + it->roff, page->data + it->roff, limit - it->roff);
+			if (!it->roff)
+				rb_copy_racy(it->buf, &page->time_stamp, sizeof(uint64_t));
+			/* Seqlock-style check: our copies before the read of read_pos. */
+			fence_acquire();
+		}
+		rp = ld_relaxed(&cb->shm->read_pos);
+		if (ret < 0 || RB_POS_SEQ(rp) > it->r) {
+			/* The page was consumed or overwritten under us: jump to read_pos. */
+			uint64_t ov = ld_relaxed(&cb->shm->overrun);
+
+			it->lost += (unsigned long)(ov - it->overrun_mark);
+			it->overrun_mark = ov;
+			it->r = RB_POS_SEQ(rp);
+			it->roff = RB_POS_OFF(rp);
+			continue;
+		}
+		rb_scan(bdata, it->roff, limit, closed, &end, &events);
+		if (!it->roff)
+			memcpy(&it->ts, it->buf, sizeof(uint64_t));
+		it->pos = it->roff;
+		it->end = end;
+		if (closed) {
+			it->r++;
+			it->roff = 0;
+		} else {
+			it->roff = limit;
+		}
+		if (end > it->pos)
+			return 1;
+	}
+	return 0;
+}
+
+static struct evt_ring_buffer_event *rb_iter_next(struct evt_ring_buffer_iter *it, uint64_t *ts,
+						  bool advance)
+{
+	unsigned char *bdata;
+
+	if (!it)
+		return NULL;
+	bdata = it->buf + EVT_RB_PAGE_HDR_SIZE;
+	for (;;) {
+		while (it->pos < it->end) {
+			unsigned char *p = bdata + it->pos;
+			uint32_t len;
+			uint64_t t;
+			int type = rb_entry_parse(p, it->end - it->pos, &len);
+
+			if (type < 0) {
+				it->pos = it->end;
+				break;
+			}
+			t = rb_entry_ts(p, it->ts);
+			if (type <= EVT_RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
+				if (ts)
+					*ts = t;
+				if (advance) {
+					it->pos += len;
+					it->ts = t;
+				}
+				return (struct evt_ring_buffer_event *)p;
+			}
+			it->pos += len;
+			it->ts = t;
+		}
+		if (!rb_iter_fill(it))
+			return NULL;
+	}
+}
+
+int evt_ring_buffer_read_start(struct evt_ring_buffer *rb, int cpu,
+			       struct evt_ring_buffer_iter **iterp)
+{
+	struct evt_ring_buffer_iter *it;
+
+	if (!iterp)
+		return -EINVAL;
+	*iterp = NULL;
+	if (!rb_cpu_valid(rb, cpu))
+		return -EINVAL;
+	it = calloc(1, sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	it->buf = calloc(1, rb->page_size);
+	if (!it->buf) {
+		free(it);
+		return -ENOMEM;
+	}
+	it->rb = rb;
+	it->cb = &rb->cpus[cpu];
+	rb_iter_start(it);
+	*iterp = it;
+	return 0;
+}
+
+void evt_ring_buffer_read_finish(struct evt_ring_buffer_iter *iter)
+{
+	if (!iter)
+		return;
+	free(iter->buf);
+	free(iter);
+}
+
+struct evt_ring_buffer_event *evt_ring_buffer_iter_peek(struct evt_ring_buffer_iter *iter,
+							uint64_t *ts)
+{
+	return rb_iter_next(iter, ts, false);
+}
+
+struct evt_ring_buffer_event *evt_ring_buffer_read(struct evt_ring_buffer_iter *iter,
+						   uint64_t *ts)
+{
+	return rb_iter_next(iter, ts, true);
+}
+
+void evt_ring_buffer_iter_reset(struct evt_ring_buffer_iter *iter)
+{
+	if (!iter)
+		return;
+	iter->lost = 0;
+	rb_iter_start(iter);
+}
+
+bool evt_ring_buffer_iter_empty(struct evt_ring_buffer_iter *iter)
+{
+	return rb_iter_next(iter, NULL, false) == NULL;
+}
+
+unsigned long evt_ring_buffer_iter_lost(const struct evt_ring_buffer_iter *iter)
+{
+	return iter ? iter->lost : 0;
+}
+
+/* ---- statistics ----------------------------------------------------------------- */
+
+unsigned long evt_ring_buffer_entries_cpu(struct evt_ring_buffer *rb, int cpu)
+{
+	struct evt_ring_buffer_iter *it;
+	unsigned long n = 0;
+
+	if (evt_ring_buffer_read_start(rb, cpu, &it) < 0)
+		return 0;
+	while (evt_ring_buffer_read(it, NULL))
+		n++;
+	evt_ring_buffer_read_finish(it);
+	return n;
+}
+
+unsigned long evt_ring_buffer_entries(struct evt_ring_buffer *rb)
+{
+	unsigned long n = 0;
+
+	for (int cpu = 0; rb && cpu < rb->nr_cpus; cpu++)
+		n += evt_ring_buffer_entries_cpu(rb, cpu);
+	return n;
+}
+
+bool evt_ring_buffer_empty_cpu(struct evt_ring_buffer *rb, int cpu)
+{
+	struct evt_ring_buffer_iter *it;
+	bool empty;
+
+	if (evt_ring_buffer_read_start(rb, cpu, &it) < 0)
+		return true;
+	empty = evt_ring_buffer_iter_empty(it);
+	evt_ring_buffer_read_finish(it);
+	return empty;
+}
+
+bool evt_ring_buffer_empty(struct evt_ring_buffer *rb)
+{
+	for (int cpu = 0; rb && cpu < rb->nr_cpus; cpu++)
+		if (!evt_ring_buffer_empty_cpu(rb, cpu))
+			return false;
+	return true;
+}
+
+unsigned long evt_ring_buffer_overrun_cpu(const struct evt_ring_buffer *rb, int cpu)
+{
+	return rb_cpu_valid(rb, cpu) ? ld_relaxed(&rb->cpus[cpu].shm->overrun) : 0;
+}
+
+unsigned long evt_ring_buffer_dropped_events_cpu(const struct evt_ring_buffer *rb, int cpu)
+{
+	return rb_cpu_valid(rb, cpu) ? ld_relaxed(&rb->cpus[cpu].shm->dropped) : 0;
+}
+
+unsigned long evt_ring_buffer_read_events_cpu(const struct evt_ring_buffer *rb, int cpu)
+{
+	return rb_cpu_valid(rb, cpu) ? ld_relaxed(&rb->cpus[cpu].shm->read_events) : 0;
+}
+
+unsigned long evt_ring_buffer_overruns(const struct evt_ring_buffer *rb)
+{
+	unsigned long n = 0;
+
+	for (int cpu = 0; rb && cpu < rb->nr_cpus; cpu++)
+		n += evt_ring_buffer_overrun_cpu(rb, cpu);
+	return n;
+}
+
+unsigned long evt_ring_buffer_dropped_events(const struct evt_ring_buffer *rb)
+{
+	unsigned long n = 0;
+
+	for (int cpu = 0; rb && cpu < rb->nr_cpus; cpu++)
+		n += evt_ring_buffer_dropped_events_cpu(rb, cpu);
+	return n;
+}

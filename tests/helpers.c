@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * tests/helpers.c - the t_* helpers of tests/helpers.h.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+void t_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("SKIP: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	exit(T_SKIP);
+}
+
+void t_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "FAIL: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(T_FAIL);
+}
+
+int t_nr_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	return CPU_COUNT(&set);
+}
+
+int t_pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) < 0 ? -errno : 0;
+}
+
+int t_unpin(void)
+{
+	cpu_set_t set;
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	CPU_ZERO(&set);
+	for (long i = 0; i < n && i < CPU_SETSIZE; i++)
+		CPU_SET(i, &set);
+	return sched_setaffinity(0, sizeof(set), &set) < 0 ? -errno : 0;
+}
+
+uint64_t t_ns_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+double t_seconds_now(void)
+{
+	return (double)t_ns_now() / 1e9;
+}
+
+double t_parse_duration(int argc, char **argv, double def)
+{
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "-d"))
+			return atof(argv[i + 1]);
+	return def;
+}
+
+void t_rand_init(struct t_rand *r, uint64_t seed)
+{
+	if (!seed)
+		seed = t_ns_now() ^ ((uint64_t)getpid() << 32);
+	r->s = seed ? seed : 0x9e3779b97f4a7c15ull;
+	printf("seed %" PRIu64 "\n", seed);
+}
+
+uint64_t t_rand_next(struct t_rand *r)
+{
+	r->s ^= r->s >> 12;
+	r->s ^= r->s << 25;
+	r->s ^= r->s >> 27;
+	return r->s * 0x2545f4914f6cdd1dull;
+}
+
+uint64_t t_rand_range(struct t_rand *r, uint64_t lo, uint64_t hi)
+{
+	return lo + t_rand_next(r) % (hi - lo + 1);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tests/helpers.h - what every test program shares.
+ *
+ * A test is one program; it exits T_PASS (0), T_FAIL (1) or T_SKIP (77).
+ */
+#ifndef EVT_TESTS_HELPERS_H
+#define EVT_TESTS_HELPERS_H
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define T_PASS	0
+#define T_FAIL	1
+#define T_SKIP	77
+
+#define T_ASSERT(cond)								\
+	do {									\
+		if (!(cond)) {							\
+			fprintf(stderr, "%s:%d: %s: assertion failed: %s\n",	\
+				__FILE__, __LINE__, __func__, #cond);		\
+			exit(T_FAIL);						\
+		}								\
+	} while (0)
+
+#define T_ASSERT_EQ(a, b)							\
+	do {									\
+		long long __a = (long long)(a), __b = (long long)(b);		\
+		if (__a != __b) {						\
+			fprintf(stderr, "%s:%d: %s: %s == %s: %lld != %lld\n",	\
+				__FILE__, __LINE__, __func__, #a, #b, __a, __b);	\
+			exit(T_FAIL);						\
+		}								\
+	} while (0)
+
+#define T_ASSERT_OK(expr)							\
+	do {									\
+		long long __r = (long long)(expr);				\
+		if (__r < 0) {							\
+			fprintf(stderr, "%s:%d: %s: %s returned %lld\n",	\
+				__FILE__, __LINE__, __func__, #expr, __r);	\
+			exit(T_FAIL);						\
+		}								\
+	} while (0)
+
+/* Print why and exit 77. */
+void t_skip(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* Print and exit 1. */
+void t_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+int t_nr_cpus(void);				/* CPUs this process may run on */
+int t_pin_to_cpu(int cpu);			/* 0 or -errno */
+int t_unpin(void);				/* allow every CPU again */
+double t_seconds_now(void);			/* CLOCK_MONOTONIC in seconds */
+uint64_t t_ns_now(void);
+/* "-d SECONDS" from argv, else @def. */
+double t_parse_duration(int argc, char **argv, double def);
+
+/* xorshift64*: a seeded, reproducible generator; the seed is printed. */
+struct t_rand {
+	uint64_t s;
+};
+void t_rand_init(struct t_rand *r, uint64_t seed);	/* 0: seed from time; printed */
+uint64_t t_rand_next(struct t_rand *r);
+uint64_t t_rand_range(struct t_rand *r, uint64_t lo, uint64_t hi);	/* [lo, hi] */
+
+#endif /* EVT_TESTS_HELPERS_H */
