@@ -87,6 +87,7 @@ static inline bool rb_w_cas(const struct evt_ring_buffer *rb, struct rb_cpu_shm 
 	return pair_cas(&shm->w, ts, pos, nts, npos);
 }
 
+#if EVT_HAVE_RSEQ_OPS
 /* Which CPU buffer's pages hold @page? Slow: only for commits after a migration. */
 static struct rb_cpu *rb_page_owner(struct evt_ring_buffer *rb, const struct rb_page *page)
 {
@@ -100,6 +101,7 @@ static struct rb_cpu *rb_page_owner(struct evt_ring_buffer *rb, const struct rb_
 	}
 	return NULL;
 }
+#endif
 
 /**
  * rb_commit_bytes() - count @len bytes of @page as committed.
@@ -142,6 +144,7 @@ void rb_commit_bytes(struct evt_ring_buffer *rb, struct rb_page *page, uint32_t 
 		return;
 	}
 #endif
+	(void)rb;
 	add_release(&page->commit, len);
 }
 
