@@ -39,11 +39,12 @@ stage() { printf '\n==== %s\n' "$*"; }
 build() {
 	local dir=$1
 	shift
-	cmake -S . -B "$dir" -DEVT_STRESS_SECONDS="$STRESS_SECONDS" "$@" >"$dir.configure.log" 2>&1 &&
-		cmake --build "$dir" -j "$JOBS" >"$dir.build.log" 2>&1
+	mkdir -p "$dir"
+	cmake -S . -B "$dir" -DEVT_STRESS_SECONDS="$STRESS_SECONDS" "$@" >"$dir/configure.log" 2>&1 &&
+		cmake --build "$dir" -j "$JOBS" >"$dir/build.log" 2>&1
 	local rc=$?
 	if [ $rc -ne 0 ]; then
-		tail -40 "$dir.configure.log" "$dir.build.log" 2>/dev/null
+		grep -E -A3 'error|Error' "$dir/configure.log" "$dir/build.log" | head -60
 		failures+=("build $dir")
 		failed=$((failed + 1))
 	fi
