@@ -157,9 +157,17 @@ static bool rb_state_moved(struct rb_cpu_shm *shm, uint64_t ts, uint64_t pos)
 	return ts2 != ts || pos2 != pos;
 }
 
-/* Count the data events of a complete page from @off; a bad page counts 0 more. */
-static uint64_t rb_page_events(const struct evt_ring_buffer *rb, const struct rb_page *page,
-			       uint32_t off)
+/*
+ * Count the unread events of the page a writer is about to push the
+ * consumer off, from offset @off. The page is complete, but once read_pos
+ * has moved past it another writer may already be rewriting it: the count
+ * is only used if the push CAS that follows succeeds, which proves nobody
+ * had moved past it, so nobody was writing (the validate-after pattern of
+ * rb_copy_racy(), and named in tests/tsan.supp for the same reason).
+ * A malformed page counts what it can.
+ */
+static __attribute__((noinline)) uint64_t rb_count_racy(const struct evt_ring_buffer *rb,
+							 const struct rb_page *page, uint32_t off)
 {
 	uint64_t events = 0;
 	uint32_t end;
@@ -225,7 +233,7 @@ rb_reserve_next_page(struct evt_ring_buffer *rb, unsigned int cpu, uint64_t ts, 
 			 * before the CAS; if the consumer took more of the page
 			 * meanwhile, the CAS fails and we count again.
 			 */
-			lost = RB_POS_SEQ(rp) == occ ? rb_page_events(rb, opage, RB_POS_OFF(rp)) : 0;
+			lost = RB_POS_SEQ(rp) == occ ? rb_count_racy(rb, opage, RB_POS_OFF(rp)) : 0;
 			/*
 			 * The CAS orders the push before our page switch below, so a
 			 * consumer that took this page before us sees its own CAS fail
