@@ -380,7 +380,9 @@ int evt_ring_buffer_discard_commit(struct evt_ring_buffer *rb,
 	/* Padding keeps the delta: the time chain stays exact for what follows. */
 	memcpy(p, &hdr, 4);
 	memcpy(p + 4, &a0, 4);
-	return evt_ring_buffer_unlock_commit(rb, event);
+	/* The length was taken before the header became padding: commit all of it. */
+	rb_commit_bytes(rb, (struct rb_page *)((uintptr_t)event & rb->page_mask), len);
+	return 0;
 }
 
 int evt_ring_buffer_write(struct evt_ring_buffer *rb, unsigned long length, const void *data)
