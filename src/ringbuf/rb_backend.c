@@ -132,8 +132,7 @@ static int rb_cpu_map(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint32_t or
 
 	if (!p)
 		return -ENOMEM;
-	st_relaxed(&cb->data, (unsigned char *)p);
-	st_relaxed(&cb->order, order);
+	rb_cpu_set_layout(cb, p, order);
 	return 0;
 }
 
@@ -159,9 +158,14 @@ static void rb_cpu_retire(struct evt_ring_buffer *rb, struct rb_cpu *cb, unsigne
 	cb->old_maps = m;
 }
 
+/*
+ * The buffer's file: a memfd that may be sealed against shrinking, so that
+ * a consumer mapping it can never have pages cut from under it (which
+ * would be a SIGBUS, not an error). Growing (resize) stays allowed.
+ */
 static int rb_memfd(void)
 {
-	int fd = memfd_create("evtrace-ring-buffer", MFD_CLOEXEC);
+	int fd = memfd_create("evtrace-ring-buffer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	if (fd < 0 && errno == ENOSYS) {
 		fd = open("/dev/shm", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -298,6 +302,8 @@ int evt_ring_buffer_alloc_opts(const struct evt_ring_buffer_opts *opts,
 	rb->hdr->clock = (uint32_t)o.clock;
 	rb->hdr->cpu_off = cpu_off;
 	rb->hdr->cpu_stride = sizeof(struct rb_cpu_shm);
+	/* Best effort: without the seal (no memfd) consumers refuse to map it. */
+	fcntl(rb->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL);
 	*rbp = rb;
 	return 0;
 
@@ -445,17 +451,32 @@ uint64_t rb_cpu_close_page(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 	return seq;
 }
 
+/*
+ * Take read_pos away from pushing writers for the time of a control
+ * operation: a writer that read the state before the quiesce may still be
+ * about to push the consumer off a page (its CAS of read_pos comes before
+ * its CAS of w, which will fail). Replacing read_pos by a value no writer
+ * can expect makes that push fail too, so it neither moves read_pos under
+ * us nor counts overruns we count again. The caller stores the final value.
+ * A writer that reads the sentinel sees a consumer far ahead and goes on
+ * to its CAS of w, which fails on the quiesced state.
+ *
+ * Context: CPU quiesced, reader lock held.
+ */
+static uint64_t rb_cpu_take_read_pos(struct rb_cpu *cb)
+{
+	return xchg_acq_rel(&cb->shm->read_pos, RB_READ_POS_LOCKED);
+}
+
 /* ---- reset ------------------------------------------------------------- */
 
-static int rb_reset_cpu_locked(struct evt_ring_buffer *rb, struct rb_cpu *cb)
+/* Empty a quiesced CPU buffer and clear its counters; writers stay out until unquiesced. */
+static uint64_t rb_cpu_clear(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 {
 	uint64_t seq;
-	int ret;
 
-	ret = rb_cpu_quiesce(rb, cb);
-	if (ret < 0)
-		return ret;
 	pthread_mutex_lock(&cb->reader_lock);
+	rb_cpu_take_read_pos(cb);
 	seq = rb_cpu_close_page(rb, cb);
 	st_release(&cb->shm->read_pos, RB_POS(seq + 1, 0));
 	st_relaxed(&cb->shm->overrun, 0);
@@ -463,7 +484,16 @@ static int rb_reset_cpu_locked(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 	st_relaxed(&cb->shm->read_events, 0);
 	rb_reader_clear(cb);
 	pthread_mutex_unlock(&cb->reader_lock);
-	rb_cpu_unquiesce(rb, cb, RB_POS(seq, rb->data_size));
+	return RB_POS(seq, rb->data_size);
+}
+
+static int rb_reset_cpu_locked(struct evt_ring_buffer *rb, struct rb_cpu *cb)
+{
+	int ret = rb_cpu_quiesce(rb, cb);
+
+	if (ret < 0)
+		return ret;
+	rb_cpu_unquiesce(rb, cb, rb_cpu_clear(rb, cb));
 	return 0;
 }
 
@@ -510,28 +540,38 @@ int evt_ring_buffer_reset(struct evt_ring_buffer *rb)
 
 int evt_ring_buffer_set_clock(struct evt_ring_buffer *rb, enum evt_clock_id clock)
 {
-	int ret;
+	int cpu, ret = 0;
 
 	if (!rb || (unsigned int)clock >= EVT_CLOCK__COUNT)
 		return -EINVAL;
 	if (rb->mapped)
 		return -EPERM;
 	pthread_mutex_lock(&rb->ctl_lock);
-	evt_ring_buffer_record_disable(rb);
+	/* All or nothing: every CPU quiesced before anything changes. */
+	for (cpu = 0; cpu < rb->nr_cpus; cpu++) {
+		ret = rb_cpu_quiesce(rb, &rb->cpus[cpu]);
+		if (ret < 0)
+			break;
+	}
+	if (ret < 0) {
+		while (cpu-- > 0)
+			rb_cpu_sync_disabled(rb, &rb->cpus[cpu]);
+		goto out_unlock;
+	}
 	st_relaxed(&rb->clock, (uint32_t)clock);
 	st_relaxed(&rb->hdr->clock, (uint32_t)clock);
 	/* Time stamps of the old clock mean nothing in the new one: start afresh. */
-	for (int cpu = 0; cpu < rb->nr_cpus; cpu++) {
-		struct rb_cpu_shm *shm = rb->cpus[cpu].shm;
-		uint64_t ts, pos;
+	for (cpu = 0; cpu < rb->nr_cpus; cpu++) {
+		struct rb_cpu *cb = &rb->cpus[cpu];
+		uint64_t pos = rb_cpu_clear(rb, cb), ts, opos;
 
 		do {
-			pair_load(&shm->w, &ts, &pos);
-		} while (!pair_cas(&shm->w, ts, pos,
-				   (tclock_read(clock) & RB_TS_MASK) | RB_TS_DISABLED, pos));
+			pair_load(&cb->shm->w, &ts, &opos);
+		} while (!pair_cas(&cb->shm->w, ts, opos,
+				   (tclock_read(clock) & RB_TS_MASK) | (ts & RB_TS_DISABLED), opos));
+		rb_cpu_unquiesce(rb, cb, pos);
 	}
-	ret = rb_reset_locked(rb);
-	evt_ring_buffer_record_enable(rb);
+out_unlock:
 	pthread_mutex_unlock(&rb->ctl_lock);
 	return ret;
 }
@@ -601,7 +641,12 @@ static void rb_cpu_swap_contents(struct evt_ring_buffer *rb, struct rb_cpu *ca,
 		memcpy(x, y, l);
 		memcpy(y, tmp, l);
 	}
-	swap_u64(&sa->read_pos, &sb->read_pos);
+	{
+		uint64_t ra = rb_cpu_take_read_pos(ca), rbb = rb_cpu_take_read_pos(cbb);
+
+		st_release(&sa->read_pos, rbb);
+		st_release(&sb->read_pos, ra);
+	}
 	swap_u64(&sa->read_events, &sb->read_events);
 	swap_u64(&sa->overrun, &sb->overrun);
 	swap_u64(&sa->dropped, &sb->dropped);
@@ -700,10 +745,10 @@ static int rb_resize_cpu_locked(struct evt_ring_buffer *rb, struct rb_cpu *cb, u
 	}
 
 	pthread_mutex_lock(&cb->reader_lock);
+	rp = rb_cpu_take_read_pos(cb);
 	rb_cpu_close_page(rb, cb);
 	pair_load(&shm->w, &ts, &pos);
 	seq = RB_POS_SEQ(pos);
-	rp = ld_acquire(&shm->read_pos);
 	rseq = RB_POS_SEQ(rp);
 	roff = RB_POS_OFF(rp);
 	count = rseq <= seq ? seq - rseq + 1 : 0;
@@ -734,8 +779,7 @@ static int rb_resize_cpu_locked(struct evt_ring_buffer *rb, struct rb_cpu *cb, u
 	st_relaxed(&shm->order, order);
 	st_relaxed(&shm->data_off, noff);
 	st_release(&shm->layout_seq, shm->layout_seq + 1);
-	st_relaxed(&cb->data, ndata);
-	st_relaxed(&cb->order, order);
+	rb_cpu_set_layout(cb, ndata, order);
 	cb->layout_seq = shm->layout_seq;
 	st_release(&shm->read_pos, RB_POS(B, drop ? 0 : (keep ? roff : 0)));
 	pthread_mutex_unlock(&cb->reader_lock);
@@ -779,7 +823,12 @@ unsigned long evt_ring_buffer_size(const struct evt_ring_buffer *rb, int cpu)
 	if (!rb)
 		return 0;
 	for (int i = 0; i < rb->nr_cpus; i++) {
-		unsigned long sz = (unsigned long)rb->page_size << ld_relaxed(&rb->cpus[i].order);
+		unsigned char *data;
+		uint32_t order;
+		unsigned long sz;
+
+		rb_cpu_layout(&rb->cpus[i], &data, &order);
+		sz = (unsigned long)rb->page_size << order;
 
 		if (i == cpu)
 			return sz;
@@ -870,9 +919,9 @@ int evt_ring_buffer_map(int fd, struct evt_ring_buffer **rbp)
 {
 	struct rb_shm_hdr hdr, *h;
 	struct evt_ring_buffer *rb;
+	int ret, dfd, seals;
 	size_t ctl_len;
 	struct stat st;
-	int ret, dfd;
 
 	if (!rbp || fd < 0)
 		return -EINVAL;
@@ -880,6 +929,10 @@ int evt_ring_buffer_map(int fd, struct evt_ring_buffer **rbp)
 	ret = evt_clock_init();
 	if (ret < 0)
 		return ret;
+	/* A file that can shrink could take pages away under our mapping: SIGBUS. */
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return -EPERM;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if ((uint64_t)st.st_size < sizeof(hdr))

@@ -93,8 +93,12 @@ static struct rb_cpu *rb_page_owner(struct evt_ring_buffer *rb, const struct rb_
 {
 	for (int i = 0; i < rb->nr_cpus; i++) {
 		struct rb_cpu *cb = &rb->cpus[i];
-		const unsigned char *data = ld_relaxed(&cb->data);
-		size_t len = (size_t)rb->page_size << ld_relaxed(&cb->order);
+		unsigned char *data;
+		uint32_t order;
+		size_t len;
+
+		rb_cpu_layout(cb, &data, &order);
+		len = (size_t)rb->page_size << order;
 
 		if ((const unsigned char *)page >= data && (const unsigned char *)page < data + len)
 			return cb;
@@ -124,22 +128,27 @@ void rb_commit_bytes(struct evt_ring_buffer *rb, struct rb_page *page, uint32_t 
 		for (;;) {
 			unsigned int cpu = evt_rseq_cpu();
 			unsigned char *data;
+			uint32_t order;
 
 			if (unlikely(cpu >= (unsigned int)rb->nr_cpus))
 				break;
 			cb = &rb->cpus[cpu];
-			data = ld_relaxed(&cb->data);
+			rb_cpu_layout(cb, &data, &order);
 			if ((unsigned char *)page < data ||
-			    (unsigned char *)page >= data + ((size_t)rb->page_size << cb->order))
+			    (unsigned char *)page >= data + ((size_t)rb->page_size << order))
 				break;	/* migrated since the reservation: remote */
 			if (evt_rseq_addv(&page->commit, len, cpu) == 0)
 				return;
 		}
 		cb = rb_page_owner(rb, page);
 		if (likely(cb)) {
-			uint64_t slot = (uint64_t)((unsigned char *)page - cb->data) >> rb->page_shift;
+			unsigned char *data;
+			uint32_t order;
+			uint64_t slot;
 
-			add_release(rb_cpu_remote(rb, cb->data, cb->order, slot), len);
+			rb_cpu_layout(cb, &data, &order);
+			slot = (uint64_t)((unsigned char *)page - data) >> rb->page_shift;
+			add_release(rb_cpu_remote(rb, data, order, slot), len);
 		}
 		return;
 	}
@@ -196,12 +205,14 @@ rb_reserve_next_page(struct evt_ring_buffer *rb, unsigned int cpu, uint64_t ts, 
 	 * Retired mappings stay readable (rb_backend.c), so the reads before
 	 * the CAS are harmless.
 	 */
-	unsigned char *data = ld_relaxed(&cb->data);
-	uint32_t order = ld_relaxed(&cb->order);
-	uint64_t n = UINT64_C(1) << order;
+	unsigned char *data;
+	uint32_t order;
+	uint64_t n;
 	struct rb_page *page, *npage;
 	unsigned char *ev;
 
+	rb_cpu_layout(cb, &data, &order);
+	n = UINT64_C(1) << order;
 	if (nseq >= n) {
 		uint64_t occ = nseq - n;	/* the slot's previous occupant */
 		struct rb_page *opage = rb_cpu_page(rb, data, order, occ);
@@ -278,8 +289,12 @@ rb_reserve_next_page(struct evt_ring_buffer *rb, unsigned int cpu, uint64_t ts, 
 	return (struct evt_ring_buffer_event *)ev;
 }
 
+/*
+ * @why (may be NULL; constant-folded away for lock_reserve) gets the
+ * reason of a NULL: -EBUSY disabled, -ENOBUFS dropped.
+ */
 static inline __attribute__((always_inline)) struct evt_ring_buffer_event *
-rb_reserve(struct evt_ring_buffer *rb, uint32_t size)
+rb_reserve(struct evt_ring_buffer *rb, uint32_t size, int *why)
 {
 	struct evt_ring_buffer_event *ev;
 	uint64_t ts, pos, now, delta;
@@ -294,13 +309,18 @@ rb_reserve(struct evt_ring_buffer *rb, uint32_t size)
 		if (unlikely(cpu >= (unsigned int)rb->nr_cpus)) {
 			/* rseq reported a CPU beyond the buffer's (hotplug): count it */
 			add_relaxed(&rb->cpus[cpu % (unsigned int)rb->nr_cpus].shm->dropped, 1);
+			if (why)
+				*why = -ENOBUFS;
 			return NULL;
 		}
 		shm = rb->cpus[cpu].shm;
 		/* Acquire: pairs with control's CAS that re-enables after a new layout. */
 		pair_load(&shm->w, &ts, &pos);
-		if (unlikely(ts & RB_TS_DISABLED))
+		if (unlikely(ts & RB_TS_DISABLED)) {
+			if (why)
+				*why = -EBUSY;
 			return NULL;
+		}
 		clock = ld_relaxed(&rb->clock);
 		now = tclock_read((enum evt_clock_id)clock) & RB_TS_MASK;
 		if (unlikely(now < ts))
@@ -313,14 +333,21 @@ rb_reserve(struct evt_ring_buffer *rb, uint32_t size)
 			ev = rb_reserve_next_page(rb, cpu, ts, pos, now, size);
 			if (ev == RB_RETRY)
 				continue;
+			if (!ev && why)
+				*why = -ENOBUFS;
 			return ev;
 		}
 		if (!rb_w_cas(rb, shm, cpu, ts, pos, now, pos + ext + size))
 			continue;
 
-		/* The CAS read-from control's last CAS: data/order are current. */
-		page = rb_cpu_page(rb, ld_relaxed(&rb->cpus[cpu].data),
-				   ld_relaxed(&rb->cpus[cpu].order), RB_POS_SEQ(pos));
+		/* The CAS read-from control's last CAS: the layout is current. */
+		{
+			unsigned char *data;
+			uint32_t order;
+
+			rb_cpu_layout(&rb->cpus[cpu], &data, &order);
+			page = rb_cpu_page(rb, data, order, RB_POS_SEQ(pos));
+		}
 		p = page->data + off;
 		if (!off) {
 			/* First entry of the page: it carries the page's time. */
@@ -348,7 +375,7 @@ struct evt_ring_buffer_event *evt_ring_buffer_lock_reserve(struct evt_ring_buffe
 {
 	if (unlikely(length > rb->max_payload || rb->mapped))
 		return NULL;
-	return rb_reserve(rb, rb_event_size(length));
+	return rb_reserve(rb, rb_event_size(length), NULL);
 }
 
 /* Total bytes of the entry at @ev (its header was written by us: trusted). */
@@ -388,14 +415,15 @@ int evt_ring_buffer_discard_commit(struct evt_ring_buffer *rb,
 int evt_ring_buffer_write(struct evt_ring_buffer *rb, unsigned long length, const void *data)
 {
 	struct evt_ring_buffer_event *ev;
+	int why = -ENOBUFS;
 
 	if (unlikely(rb->mapped))
 		return -EPERM;
 	if (unlikely(length > rb->max_payload))
 		return -E2BIG;
-	ev = rb_reserve(rb, rb_event_size(length));
+	ev = rb_reserve(rb, rb_event_size(length), &why);
 	if (unlikely(!ev))
-		return evt_ring_buffer_record_is_on(rb) ? -ENOBUFS : -EBUSY;
+		return why;
 	memcpy(evt_ring_buffer_event_data(ev), data, length);
 	return evt_ring_buffer_unlock_commit(rb, ev);
 }

@@ -64,6 +64,9 @@
 #define RB_POS_SEQ(pos)		((pos) >> RB_OFF_BITS)
 #define RB_POS_OFF(pos)		((uint32_t)((pos) & RB_OFF_MASK))
 
+/* read_pos while a control operation owns it: no writer can expect this value. */
+#define RB_READ_POS_LOCKED	UINT64_MAX
+
 #define RB_TS_DISABLED		(UINT64_C(1) << 63)
 #define RB_TS_MASK		(RB_TS_DISABLED - 1)
 
@@ -128,8 +131,16 @@ struct rb_map {
 /* Process-local view of one CPU's buffer. */
 struct rb_cpu {
 	struct rb_cpu_shm *shm;
-	unsigned char *data;	/* first page; st/ld_relaxed (published via the w CAS) */
-	uint32_t order;		/* as data */
+	/*
+	 * The layout, as one word: address of the first page | log2(pages).
+	 * One load gives a consistent pair even while resize replaces it
+	 * (the address is page aligned, so the low bits are free). Writers,
+	 * iterators and readers use rb_cpu_layout(); data/order below are the
+	 * control side's copy (ctl_lock or a quiesced CPU).
+	 */
+	uintptr_t map;
+	unsigned char *data;
+	uint32_t order;
 	uint32_t layout_seq;	/* mapped consumers: layout the mapping is for */
 	int disable_cnt;	/* record_disable_cpu nesting (atomic) */
 	struct rb_map *old_maps; /* address ranges retired by resize (control lock) */
@@ -229,6 +240,24 @@ static inline struct rb_page *rb_cpu_page(const struct evt_ring_buffer *rb,
 	uint64_t slot = seq & ((UINT64_C(1) << order) - 1);
 
 	return (struct rb_page *)(data + (slot << rb->page_shift));
+}
+
+#define RB_MAP_ORDER_MASK	((uintptr_t)63)
+
+static inline void rb_cpu_layout(const struct rb_cpu *cb, unsigned char **data, uint32_t *order)
+{
+	/* Relaxed: a writer's CAS of w, or the reader lock, orders it after resize's store. */
+	uintptr_t m = ld_relaxed(&cb->map);
+
+	*data = (unsigned char *)(m & ~RB_MAP_ORDER_MASK);
+	*order = (uint32_t)(m & RB_MAP_ORDER_MASK);
+}
+
+static inline void rb_cpu_set_layout(struct rb_cpu *cb, unsigned char *data, uint32_t order)
+{
+	cb->data = data;
+	cb->order = order;
+	st_relaxed(&cb->map, (uintptr_t)data | order);
 }
 
 /* The per-slot counters of commits made from another CPU, after the pages. */

@@ -115,8 +115,7 @@ static int rb_take(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 		ret = rb_cpu_refresh_layout(rb, cb);
 		if (ret < 0)
 			return ret == -EAGAIN ? 0 : ret;
-		data = ld_relaxed(&cb->data);
-		order = ld_relaxed(&cb->order);
+		rb_cpu_layout(cb, &data, &order);
 		rp = ld_acquire(&shm->read_pos);
 		r = RB_POS_SEQ(rp);
 		roff = RB_POS_OFF(rp);
@@ -302,7 +301,9 @@ struct evt_ring_buffer_iter {
 	uint64_t ts;		/* time base for the entry at pos */
 	uint64_t r;		/* ring position of the next chunk */
 	uint32_t roff;
-	uint64_t overrun_mark;
+	uint64_t overrun_mark;	/* overrun count when the iterator was last at read_pos */
+	uint64_t ring_read;	/* events returned from ring chunks since then */
+	bool in_ring;		/* buf holds a ring chunk (not the reader page's rest) */
 	unsigned long lost;
 };
 
@@ -321,10 +322,12 @@ static void rb_iter_start(struct evt_ring_buffer_iter *it)
 		memcpy(it->buf + EVT_RB_PAGE_HDR_SIZE + it->pos,
 		       cb->rpage + EVT_RB_PAGE_HDR_SIZE + it->pos, it->end - it->pos);
 	rp = ld_acquire(&cb->shm->read_pos);
+	it->overrun_mark = ld_relaxed(&cb->shm->overrun);
 	pthread_mutex_unlock(&cb->reader_lock);
 	it->r = RB_POS_SEQ(rp);
 	it->roff = RB_POS_OFF(rp);
-	it->overrun_mark = ld_relaxed(&cb->shm->overrun);
+	it->ring_read = 0;
+	it->in_ring = false;
 }
 
 /* Copy the next committed chunk at (r, roff) into the iterator. Return 1/0. */
@@ -335,13 +338,14 @@ static int rb_iter_fill(struct evt_ring_buffer_iter *it)
 	unsigned char *bdata = it->buf + EVT_RB_PAGE_HDR_SIZE;
 
 	for (int tries = 0; tries < RB_TAKE_TRIES; tries++) {
-		uint32_t limit, end, order = ld_relaxed(&cb->order);
-		unsigned char *data = ld_relaxed(&cb->data);
+		uint32_t limit, end, order;
+		unsigned char *data;
 		const struct rb_page *page;
 		uint64_t rp, events;
 		bool closed;
 		int ret;
 
+		rb_cpu_layout(cb, &data, &order);
 		if (!data)
 			return 0;
 		ret = rb_readable(rb, cb, data, order, it->r, it->roff, &limit, &closed);
@@ -356,12 +360,23 @@ static int rb_iter_fill(struct evt_ring_buffer_iter *it)
 			fence_acquire();
 		}
 		rp = ld_relaxed(&cb->shm->read_pos);
+		if (rp == RB_READ_POS_LOCKED)
+			return 0;	/* a resize or swap is moving things: nothing now */
 		if (ret < 0 || RB_POS_SEQ(rp) > it->r) {
-			/* The page was consumed or overwritten under us: jump to read_pos. */
+			/*
+			 * The page was consumed or overwritten under us: jump to
+			 * read_pos. Writers push read_pos in page order and count what
+			 * they push past, so the overruns since our mark are the events
+			 * from the mark to read_pos: those we returned, and those we
+			 * skip. (Exact when no consumer moves read_pos meanwhile; what a
+			 * consumer takes is not counted as lost, it was read.)
+			 */
 			uint64_t ov = ld_relaxed(&cb->shm->overrun);
 
-			it->lost += (unsigned long)(ov - it->overrun_mark);
+			if (ov - it->overrun_mark > it->ring_read)
+				it->lost += (unsigned long)(ov - it->overrun_mark - it->ring_read);
 			it->overrun_mark = ov;
+			it->ring_read = 0;
 			it->r = RB_POS_SEQ(rp);
 			it->roff = RB_POS_OFF(rp);
 			continue;
@@ -371,6 +386,7 @@ static int rb_iter_fill(struct evt_ring_buffer_iter *it)
 			memcpy(&it->ts, it->buf, sizeof(uint64_t));
 		it->pos = it->roff;
 		it->end = end;
+		it->in_ring = true;
 		if (closed) {
 			it->r++;
 			it->roff = 0;
@@ -409,6 +425,7 @@ static struct evt_ring_buffer_event *rb_iter_next(struct evt_ring_buffer_iter *i
 				if (advance) {
 					it->pos += len;
 					it->ts = t;
+					it->ring_read += it->in_ring;
 				}
 				return (struct evt_ring_buffer_event *)p;
 			}
