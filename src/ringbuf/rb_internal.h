@@ -246,8 +246,8 @@ static inline struct rb_page *rb_cpu_page(const struct evt_ring_buffer *rb,
 
 static inline void rb_cpu_layout(const struct rb_cpu *cb, unsigned char **data, uint32_t *order)
 {
-	/* Relaxed: a writer's CAS of w, or the reader lock, orders it after resize's store. */
-	uintptr_t m = ld_relaxed(&cb->map);
+	/* Acquire: pairs with rb_cpu_set_layout(); the new pages are initialized. */
+	uintptr_t m = ld_acquire(&cb->map);
 
 	*data = (unsigned char *)(m & ~RB_MAP_ORDER_MASK);
 	*order = (uint32_t)(m & RB_MAP_ORDER_MASK);
@@ -257,7 +257,8 @@ static inline void rb_cpu_set_layout(struct rb_cpu *cb, unsigned char *data, uin
 {
 	cb->data = data;
 	cb->order = order;
-	st_relaxed(&cb->map, (uintptr_t)data | order);
+	/* Release: the pages' initial contents before the layout that points at them. */
+	st_release(&cb->map, (uintptr_t)data | order);
 }
 
 /* The per-slot counters of commits made from another CPU, after the pages. */
