@@ -188,6 +188,23 @@ static __attribute__((noinline)) uint64_t rb_count_racy(const struct evt_ring_bu
 }
 
 /*
+ * Is page @occ (complete in its lap) done with, all its bytes committed?
+ * Acquire loads: a complete count means the page's bytes are visible.
+ * @data may be a layout resize has just retired (we read w before the
+ * quiesce): the range is then a read-only zero mapping, the answer is
+ * garbage, and the CAS of w that follows fails. That read of a replaced
+ * mapping is the one race here; tests/tsan.supp names this function for
+ * it (TSan sees the mmap that replaced the range as a write).
+ */
+static __attribute__((noinline)) bool rb_occupant_complete(const struct evt_ring_buffer *rb,
+							    unsigned char *data, uint32_t order,
+							    uint64_t occ)
+{
+	return rb_slot_committed(rb, data, order, occ) ==
+	       rb_lap_base(rb, order, occ) + rb->data_size;
+}
+
+/*
  * The current page is full: move the write state to the next page.
  * Context: a writer, or a signal handler nested in one. Lock-free.
  */
@@ -216,11 +233,9 @@ rb_reserve_next_page(struct evt_ring_buffer *rb, unsigned int cpu, uint64_t ts, 
 	if (nseq >= n) {
 		uint64_t occ = nseq - n;	/* the slot's previous occupant */
 		struct rb_page *opage = rb_cpu_page(rb, data, order, occ);
-		/* Acquire: a complete count means the page's bytes are all visible. */
-		uint64_t c = rb_slot_committed(rb, data, order, occ);
 		uint64_t rp;
 
-		if (c != rb_lap_base(rb, order, occ) + rb->data_size) {
+		if (!rb_occupant_complete(rb, data, order, occ)) {
 			/* A writer of that page has not committed (it may be preempted,
 			 * or be the code this signal handler interrupted). Never wait. */
 			if (rb_state_moved(shm, ts, pos))
