@@ -123,7 +123,7 @@ static void sample(uint64_t *cyc, uint64_t *ns)
 static void calib_measure(uint64_t *mult, uint32_t *shift)
 {
 	struct timespec nap = { .tv_sec = 0, .tv_nsec = 20 * 1000 * 1000 };
-	uint64_t c0, n0, c1, n1;
+	uint64_t c0 = 0, n0 = 0, c1 = 0, n1 = 0;
 
 	sample(&c0, &n0);
 	nanosleep(&nap, NULL);

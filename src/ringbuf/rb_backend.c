@@ -271,7 +271,7 @@ int evt_ring_buffer_alloc_opts(const struct evt_ring_buffer_opts *opts,
 
 	for (int i = 0; i < nr_cpus; i++) {
 		struct rb_cpu *cb = &rb->cpus[i];
-		uint64_t off;
+		uint64_t off = 0;
 
 		cb->shm = (struct rb_cpu_shm *)((unsigned char *)rb->hdr + cpu_off +
 						(size_t)i * sizeof(struct rb_cpu_shm));
@@ -465,7 +465,12 @@ uint64_t rb_cpu_close_page(struct evt_ring_buffer *rb, struct rb_cpu *cb)
  */
 static uint64_t rb_cpu_take_read_pos(struct rb_cpu *cb)
 {
-	return xchg_acq_rel(&cb->shm->read_pos, RB_READ_POS_LOCKED);
+	uint64_t rp, ov;
+
+	do {
+		pair_load(rb_rd(cb->shm), &rp, &ov);
+	} while (!pair_cas(rb_rd(cb->shm), rp, ov, RB_READ_POS_LOCKED, ov));
+	return rp;
 }
 
 /* ---- reset ------------------------------------------------------------- */
@@ -478,8 +483,7 @@ static uint64_t rb_cpu_clear(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 	pthread_mutex_lock(&cb->reader_lock);
 	rb_cpu_take_read_pos(cb);
 	seq = rb_cpu_close_page(rb, cb);
-	st_release(&cb->shm->read_pos, RB_POS(seq + 1, 0));
-	st_relaxed(&cb->shm->overrun, 0);
+	rb_rd_set(cb->shm, RB_POS(seq + 1, 0), 0);
 	st_relaxed(&cb->shm->dropped, 0);
 	st_relaxed(&cb->shm->read_events, 0);
 	rb_reader_clear(cb);
@@ -643,12 +647,12 @@ static void rb_cpu_swap_contents(struct evt_ring_buffer *rb, struct rb_cpu *ca,
 	}
 	{
 		uint64_t ra = rb_cpu_take_read_pos(ca), rbb = rb_cpu_take_read_pos(cbb);
+		uint64_t oa = ld_relaxed(&sa->overrun), ob = ld_relaxed(&sb->overrun);
 
-		st_release(&sa->read_pos, rbb);
-		st_release(&sb->read_pos, ra);
+		rb_rd_set(sa, rbb, ob);
+		rb_rd_set(sb, ra, oa);
 	}
 	swap_u64(&sa->read_events, &sb->read_events);
-	swap_u64(&sa->overrun, &sb->overrun);
 	swap_u64(&sa->dropped, &sb->dropped);
 	pair_load(&sa->w, &ta, &pa);
 	pair_load(&sb->w, &tb, &pb);
@@ -724,10 +728,11 @@ out_unlock:
 static int rb_resize_cpu_locked(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint32_t order)
 {
 	uint64_t nn = UINT64_C(1) << order, seq, rp, rseq, count, keep, drop, B, L, ts, pos;
+	uint64_t overrun;
 	unsigned char *odata = cb->data, *ndata;
 	uint32_t oorder = cb->order, roff;
 	struct rb_cpu_shm *shm = cb->shm;
-	uint64_t ooff = shm->data_off, noff;
+	uint64_t ooff = shm->data_off, noff = 0;
 	int ret;
 
 	if (order == oorder)
@@ -754,13 +759,14 @@ static int rb_resize_cpu_locked(struct evt_ring_buffer *rb, struct rb_cpu *cb, u
 	count = rseq <= seq ? seq - rseq + 1 : 0;
 	keep = count < nn ? count : nn;
 	drop = count - keep;
+	overrun = ld_relaxed(&shm->overrun);
 	for (uint64_t i = 0; i < drop; i++) {
 		const struct rb_page *op = rb_cpu_page(rb, odata, oorder, rseq + i);
 		uint64_t events = 0;
 		uint32_t end;
 
 		rb_scan(op->data, i ? 0 : roff, rb->data_size, true, &end, &events);
-		add_relaxed(&shm->overrun, events);
+		overrun += events;
 	}
 	B = ALIGN_UP(seq + 2, nn);
 	L = B >> order;
@@ -781,7 +787,7 @@ static int rb_resize_cpu_locked(struct evt_ring_buffer *rb, struct rb_cpu *cb, u
 	st_release(&shm->layout_seq, shm->layout_seq + 1);
 	rb_cpu_set_layout(cb, ndata, order);
 	cb->layout_seq = shm->layout_seq;
-	st_release(&shm->read_pos, RB_POS(B, drop ? 0 : (keep ? roff : 0)));
+	rb_rd_set(shm, RB_POS(B, drop ? 0 : (keep ? roff : 0)), overrun);
 	pthread_mutex_unlock(&cb->reader_lock);
 	/* Full barrier: the layout and read_pos above are visible first. */
 	rb_cpu_unquiesce(rb, cb, RB_POS(B + keep - 1, rb->data_size));

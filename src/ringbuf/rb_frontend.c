@@ -244,7 +244,9 @@ rb_reserve_next_page(struct evt_ring_buffer *rb, unsigned int cpu, uint64_t ts, 
 			return NULL;
 		}
 		/* Pairs with the consumer's CAS of read_pos (release) after it copied. */
-		rp = ld_acquire(&shm->read_pos);
+		uint64_t ov;
+
+		pair_load(rb_rd(shm), &rp, &ov);
 		if (RB_POS_SEQ(rp) <= occ) {
 			uint64_t lost;
 
@@ -265,9 +267,8 @@ rb_reserve_next_page(struct evt_ring_buffer *rb, unsigned int cpu, uint64_t ts, 
 			 * consumer that took this page before us sees its own CAS fail
 			 * afterwards, never a page rewritten under its copy.
 			 */
-			if (!cas_acq_rel(&shm->read_pos, &rp, RB_POS(occ + 1, 0)))
+			if (!pair_cas(rb_rd(shm), rp, ov, RB_POS(occ + 1, 0), ov + lost))
 				return RB_RETRY;
-			add_relaxed(&shm->overrun, lost);
 		}
 	}
 

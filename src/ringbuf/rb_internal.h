@@ -47,6 +47,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -110,17 +111,62 @@ struct rb_cpu_shm {
 	/* writers: every reservation CASes w; counters on the slow paths */
 	struct evt_pair w;	/* lo: ts | RB_TS_DISABLED, hi: pos */
 	uint64_t dropped;	/* reservations refused: full, or next page busy */
+
+	/*
+	 * {read_pos, overrun} change together (pair_cas, see rb_rd()): the
+	 * consumer's claim keeps overrun, a writer's push moves read_pos and
+	 * adds the events it pushed past, so whoever reads the two sees a
+	 * position and the overruns counted up to it - what makes iterators'
+	 * lost counts exact.
+	 */
+	uint64_t read_pos __attribute__((aligned(EVT_CACHELINE)));
 	uint64_t overrun;	/* events overwritten unread (overwrite mode) */
 
-	/* consumer */
-	uint64_t read_pos __cacheline_aligned;	/* CAS by consumer and pushing writers */
-	uint64_t read_events;			/* consumer only; read by stats */
+	/* consumer only (one per CPU buffer): plain load + store; read by stats */
+	uint64_t read_events __cacheline_aligned;
 
 	/* layout: changed only by resize, under the control lock, with the CPU quiesced */
 	uint32_t layout_seq __cacheline_aligned;	/* odd while the layout changes */
 	uint32_t order;				/* log2 of the number of pages */
 	uint64_t data_off;			/* file offset of the pages */
 };
+
+/* The {read_pos, overrun} pair of a CPU buffer. */
+static inline struct evt_pair *rb_rd(struct rb_cpu_shm *shm)
+{
+	_Static_assert(offsetof(struct rb_cpu_shm, overrun) ==
+			       offsetof(struct rb_cpu_shm, read_pos) + 8 &&
+		       offsetof(struct rb_cpu_shm, read_pos) % 16 == 0,
+		       "read_pos and overrun form one 16-byte pair");
+	return (struct evt_pair *)&shm->read_pos;
+}
+
+/*
+ * Read {read_pos, overrun} as they were at one moment: every change of
+ * read_pos that changes overrun changes it by a push, so an unchanged
+ * overrun around the read of read_pos proves the pair consistent.
+ */
+static inline void rb_rd_load(struct rb_cpu_shm *shm, uint64_t *rp, uint64_t *ov)
+{
+	for (int i = 0; i < 64; i++) {
+		uint64_t ov1 = ld_acquire(&shm->overrun);
+
+		*rp = ld_acquire(&shm->read_pos);
+		*ov = ld_acquire(&shm->overrun);
+		if (*ov == ov1)
+			return;
+	}
+}
+
+/* Set the pair, from a control operation that owns read_pos (see rb_backend.c). */
+static inline void rb_rd_set(struct rb_cpu_shm *shm, uint64_t rp, uint64_t ov)
+{
+	uint64_t orp, oov;
+
+	do {
+		pair_load(rb_rd(shm), &orp, &oov);
+	} while (!pair_cas(rb_rd(shm), orp, oov, rp, ov));
+}
 
 struct rb_map {
 	void *addr;

@@ -105,7 +105,7 @@ static int rb_take(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 	unsigned char *rdata = cb->rpage + EVT_RB_PAGE_HDR_SIZE;
 
 	for (int tries = 0; tries < RB_TAKE_TRIES; tries++) {
-		uint64_t rp, nrp, r, events;
+		uint64_t rp, ov, nrp, r, events;
 		uint32_t roff, limit, end, order;
 		const struct rb_page *page;
 		unsigned char *data;
@@ -116,7 +116,7 @@ static int rb_take(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 		if (ret < 0)
 			return ret == -EAGAIN ? 0 : ret;
 		rb_cpu_layout(cb, &data, &order);
-		rp = ld_acquire(&shm->read_pos);
+		pair_load(rb_rd(shm), &rp, &ov);
 		r = RB_POS_SEQ(rp);
 		roff = RB_POS_OFF(rp);
 		ret = rb_readable(rb, cb, data, order, r, roff, &limit, &closed);
@@ -142,7 +142,7 @@ static int rb_take(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 		}
 		nrp = closed ? RB_POS(r + 1, 0) : RB_POS(r, limit);
 		/* Release: our copy is ordered before the claim (see step 3 above). */
-		if (!cas_acq_rel(&shm->read_pos, &rp, nrp))
+		if (!pair_cas(rb_rd(shm), rp, ov, nrp, ov))
 			continue;
 		if (rb_scan(rdata, roff, limit, closed, &end, &events) < 0)
 			cb->corrupt++;	/* the valid prefix is still delivered */
@@ -157,6 +157,42 @@ static int rb_take(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 }
 
 /*
+ * Next data entry of a validated copy, between *@pos and @end; padding
+ * and time entries on the way are stepped over, their deltas applied to
+ * *@base (the time of the entry before *@pos). With @advance, step past
+ * the returned entry too. Return: the entry, or NULL at @end.
+ */
+static struct evt_ring_buffer_event *rb_chunk_next(unsigned char *data, uint32_t *pos,
+						   uint32_t end, uint64_t *base, uint64_t *ts,
+						   bool advance)
+{
+	while (*pos < end) {
+		unsigned char *p = data + *pos;
+		uint64_t t;
+		uint32_t len;
+		int type = rb_entry_parse(p, end - *pos, &len);
+
+		if (type < 0) {		/* cannot happen after rb_scan; be safe */
+			*pos = end;
+			break;
+		}
+		t = rb_entry_ts(p, *base);
+		if (type <= EVT_RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
+			if (ts)
+				*ts = t;
+			if (advance) {
+				*pos += len;
+				*base = t;
+			}
+			return (struct evt_ring_buffer_event *)p;
+		}
+		*pos += len;
+		*base = t;
+	}
+	return NULL;
+}
+
+/*
  * Next data event in the reader page, taking more from the ring when it
  * runs dry. Context: reader_lock held.
  */
@@ -164,36 +200,18 @@ static struct evt_ring_buffer_event *rb_reader_next(struct evt_ring_buffer *rb, 
 						    uint64_t *ts, bool consume)
 {
 	unsigned char *rdata = cb->rpage + EVT_RB_PAGE_HDR_SIZE;
+	struct evt_ring_buffer_event *ev;
 
-	for (;;) {
-		while (cb->rp_pos < cb->rp_end) {
-			unsigned char *p = rdata + cb->rp_pos;
-			uint64_t t;
-			uint32_t len;
-			int type;
-
-			type = rb_entry_parse(p, cb->rp_end - cb->rp_pos, &len);
-			if (type < 0) {		/* cannot happen after rb_scan; be safe */
-				cb->rp_pos = cb->rp_end;
-				break;
-			}
-			t = rb_entry_ts(p, cb->rp_ts);
-			if (type <= EVT_RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
-				if (ts)
-					*ts = t;
-				if (consume) {
-					cb->rp_pos += len;
-					cb->rp_ts = t;
-					add_relaxed(&cb->shm->read_events, 1);
-				}
-				return (struct evt_ring_buffer_event *)p;
-			}
-			cb->rp_pos += len;
-			cb->rp_ts = t;
+	do {
+		ev = rb_chunk_next(rdata, &cb->rp_pos, cb->rp_end, &cb->rp_ts, ts, consume);
+		if (ev) {
+			/* One consumer per CPU buffer: no locked add needed. */
+			if (consume)
+				st_relaxed(&cb->shm->read_events, ld_relaxed(&cb->shm->read_events) + 1);
+			return ev;
 		}
-		if (rb_take(rb, cb) <= 0)
-			return NULL;
-	}
+	} while (rb_take(rb, cb) > 0);
+	return NULL;
 }
 
 static struct evt_ring_buffer_event *rb_read(struct evt_ring_buffer *rb, int cpu, uint64_t *ts,
@@ -235,7 +253,7 @@ int evt_ring_buffer_read_page(struct evt_ring_buffer *rb, int cpu, void *page, s
 	unsigned char *out = page, *rdata;
 	uint32_t commit, flags = 0;
 	struct rb_cpu *cb;
-	uint64_t lost, events = 0, ts;
+	uint64_t lost, events = 0;
 	int ret = 0;
 
 	if (!rb_cpu_valid(rb, cpu) || !page || len < rb->page_size)
@@ -256,18 +274,9 @@ int evt_ring_buffer_read_page(struct evt_ring_buffer *rb, int cpu, void *page, s
 	/* The page's time base is the time of the entry before its first one. */
 	memcpy(out, &cb->rp_ts, sizeof(uint64_t));
 
-	ts = cb->rp_ts;
-	for (uint32_t pos = cb->rp_pos, l; pos < cb->rp_end; pos += l) {
-		int type = rb_entry_parse(rdata + pos, cb->rp_end - pos, &l);
-
-		if (type < 0)
-			break;
-		ts = rb_entry_ts(rdata + pos, ts);
-		events += type <= EVT_RINGBUF_TYPE_DATA_TYPE_LEN_MAX;
-	}
-	cb->rp_ts = ts;
-	cb->rp_pos = cb->rp_end;
-	add_relaxed(&cb->shm->read_events, events);
+	while (rb_chunk_next(rdata, &cb->rp_pos, cb->rp_end, &cb->rp_ts, NULL, true))
+		events++;
+	st_relaxed(&cb->shm->read_events, ld_relaxed(&cb->shm->read_events) + events);
 
 	lost = rb_cpu_lost(cb);
 	if (lost != cb->lost_seen) {
@@ -321,8 +330,7 @@ static void rb_iter_start(struct evt_ring_buffer_iter *it)
 	if (it->end > it->pos)
 		memcpy(it->buf + EVT_RB_PAGE_HDR_SIZE + it->pos,
 		       cb->rpage + EVT_RB_PAGE_HDR_SIZE + it->pos, it->end - it->pos);
-	rp = ld_acquire(&cb->shm->read_pos);
-	it->overrun_mark = ld_relaxed(&cb->shm->overrun);
+	rb_rd_load(cb->shm, &rp, &it->overrun_mark);
 	pthread_mutex_unlock(&cb->reader_lock);
 	it->r = RB_POS_SEQ(rp);
 	it->roff = RB_POS_OFF(rp);
@@ -341,7 +349,7 @@ static int rb_iter_fill(struct evt_ring_buffer_iter *it)
 		uint32_t limit, end, order;
 		unsigned char *data;
 		const struct rb_page *page;
-		uint64_t rp, events;
+		uint64_t rp, ov, events;
 		bool closed;
 		int ret;
 
@@ -359,7 +367,7 @@ static int rb_iter_fill(struct evt_ring_buffer_iter *it)
 			/* Seqlock-style check: our copies before the read of read_pos. */
 			fence_acquire();
 		}
-		rp = ld_relaxed(&cb->shm->read_pos);
+		rb_rd_load(cb->shm, &rp, &ov);
 		if (rp == RB_READ_POS_LOCKED)
 			return 0;	/* a resize or swap is moving things: nothing now */
 		if (ret < 0 || RB_POS_SEQ(rp) > it->r) {
@@ -368,11 +376,21 @@ static int rb_iter_fill(struct evt_ring_buffer_iter *it)
 			 * read_pos. Writers push read_pos in page order and count what
 			 * they push past, so the overruns since our mark are the events
 			 * from the mark to read_pos: those we returned, and those we
-			 * skip. (Exact when no consumer moves read_pos meanwhile; what a
-			 * consumer takes is not counted as lost, it was read.)
+			 * skip; the pair is read as one (rb_rd_load). Exact when no
+			 * consumer moves read_pos meanwhile; what a consumer takes is not
+			 * counted as lost: it was read.
 			 */
-			uint64_t ov = ld_relaxed(&cb->shm->overrun);
-
+			if (RB_POS_SEQ(rp) <= it->r) {
+				/*
+				 * The slot was reused, yet read_pos is not past it: the
+				 * ring contradicts itself (another process wrote garbage).
+				 * Step over the page rather than go back.
+				 */
+				it->r++;
+				it->roff = 0;
+				it->lost++;
+				continue;
+			}
 			if (ov - it->overrun_mark > it->ring_read)
 				it->lost += (unsigned long)(ov - it->overrun_mark - it->ring_read);
 			it->overrun_mark = ov;
@@ -402,39 +420,20 @@ static int rb_iter_fill(struct evt_ring_buffer_iter *it)
 static struct evt_ring_buffer_event *rb_iter_next(struct evt_ring_buffer_iter *it, uint64_t *ts,
 						  bool advance)
 {
-	unsigned char *bdata;
+	struct evt_ring_buffer_event *ev;
 
 	if (!it)
 		return NULL;
-	bdata = it->buf + EVT_RB_PAGE_HDR_SIZE;
-	for (;;) {
-		while (it->pos < it->end) {
-			unsigned char *p = bdata + it->pos;
-			uint32_t len;
-			uint64_t t;
-			int type = rb_entry_parse(p, it->end - it->pos, &len);
-
-			if (type < 0) {
-				it->pos = it->end;
-				break;
-			}
-			t = rb_entry_ts(p, it->ts);
-			if (type <= EVT_RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
-				if (ts)
-					*ts = t;
-				if (advance) {
-					it->pos += len;
-					it->ts = t;
-					it->ring_read += it->in_ring;
-				}
-				return (struct evt_ring_buffer_event *)p;
-			}
-			it->pos += len;
-			it->ts = t;
+	do {
+		ev = rb_chunk_next(it->buf + EVT_RB_PAGE_HDR_SIZE, &it->pos, it->end, &it->ts, ts,
+				   advance);
+		if (ev) {
+			if (advance)
+				it->ring_read += it->in_ring;
+			return ev;
 		}
-		if (!rb_iter_fill(it))
-			return NULL;
-	}
+	} while (rb_iter_fill(it));
+	return NULL;
 }
 
 int evt_ring_buffer_read_start(struct evt_ring_buffer *rb, int cpu,
