@@ -955,8 +955,8 @@ int evt_ring_buffer_map(int fd, struct evt_ring_buffer **rbp)
 		return -EPROTO;
 	if (hdr.nr_cpus < 1 || hdr.nr_cpus > RB_MAX_CPUS || hdr.clock >= EVT_CLOCK__COUNT ||
 	    hdr.flags & ~EVT_RB_FL_OVERWRITE || hdr.cpu_off < sizeof(hdr) ||
-	    hdr.cpu_off % EVT_CACHELINE)
-		return -EBADMSG;
+	    hdr.cpu_off % EVT_CACHELINE || hdr.cpu_off > (uint64_t)st.st_size)
+		return -EBADMSG;	/* (cpu_off bounded first: the sum below cannot wrap) */
 	ctl_len = ALIGN_UP(hdr.cpu_off + (size_t)hdr.nr_cpus * sizeof(struct rb_cpu_shm),
 			   host_page());
 	if (ctl_len > (uint64_t)st.st_size)
