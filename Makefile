@@ -1,63 +1,106 @@
-# evtrace - a thin wrapper around CMake. `make help` lists the targets.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# evtrace: a thin wrapper around CMake (CMakeLists.txt does the work). `make help` lists the
+# targets; tests/check.sh runs the stages of `make check`.
 BUILD          ?= build
 JOBS           ?= $(shell nproc 2>/dev/null || echo 2)
-CMAKE_ARGS     ?=
-STRESS_SECONDS ?= 4
-FUZZ_SECONDS   ?= 20
 PREFIX         ?= /usr/local
+CMAKE_ARGS     ?=
+# make check: 4 s per stress test; make check-stress: 60 s (tests/check.sh picks the default)
+STRESS_SECONDS ?=
+# make check-stress: the stress trees (default asan tsan) and how many times to run each test
+STRESS_TREES   ?= default
+LOOPS          ?= 1
+FUZZ_SECONDS   ?= 20
 
-export BUILD JOBS STRESS_SECONDS FUZZ_SECONDS
+export BUILD JOBS STRESS_SECONDS STRESS_TREES LOOPS FUZZ_SECONDS
 
-.PHONY: all build check check-stress demo bench install uninstall fuzz deps format clean help
+# CMake's own generated Makefiles must not see our command line (make BUILD=x ...) nor our
+# jobserver: -j $(JOBS) is passed explicitly.
+CMAKE := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL cmake
+
+.PHONY: all build configure check check-stress fuzz demo bench install uninstall deps \
+	format format-check clean help
 
 all: build
 
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
+	$(CMAKE) -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
+
+configure:
+	$(CMAKE) -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
 
 build: $(BUILD)/CMakeCache.txt
-	cmake --build $(BUILD) -j $(JOBS)
+	$(CMAKE) --build $(BUILD) -j $(JOBS)
 
-# Debian packages the build and the test suite need; installed when missing and root.
+# The Debian packages of tests/deps.sh: installed when missing if we are root.
 deps:
 	@sh tests/deps.sh
 
-# The whole suite: default build, ASan+UBSan, TSan, and a short libFuzzer run.
+# default build, ASan+UBSan, TSan, libFuzzer; last line "N passed, N failed, N skipped"
 check: deps
-	@bash tests/check.sh
+	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL bash tests/check.sh
 
+# the stress tests, long (STRESS_SECONDS=60), LOOPS times, in STRESS_TREES
 check-stress: deps
-	@STRESS_SECONDS=$${STRESS_SECONDS:-60} bash tests/check.sh --stress-only
+	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL bash tests/check.sh --stress
 
 fuzz: deps
-	@bash tests/check.sh --fuzz-only
+	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL bash tests/check.sh --fuzz
 
 demo: build
-	@echo "== examples/rb-demo: four threads write events, a consumer prints them back"
-	@$(BUILD)/examples/rb-demo
+	@if [ -x $(BUILD)/examples/rb-demo ]; then \
+		echo "== $(BUILD)/examples/rb-demo (examples/rb-demo.c)"; \
+		$(BUILD)/examples/rb-demo; \
+	else \
+		echo "make demo: no $(BUILD)/examples/rb-demo: examples/rb-demo.c is not written yet"; \
+		exit 1; \
+	fi
 
+# Release (-O2 -DNDEBUG) in $(BUILD)-bench/; each benchmark prints its configuration and figures.
 bench:
-	cmake -S . -B $(BUILD)-bench -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
-	cmake --build $(BUILD)-bench -j $(JOBS)
-	@for b in $(BUILD)-bench/bench/*; do echo "== $$b"; $$b || exit 1; done
+	$(CMAKE) -S . -B $(BUILD)-bench -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+	$(CMAKE) --build $(BUILD)-bench -j $(JOBS)
+	@set -e; n=0; for b in $(BUILD)-bench/bench/*; do \
+		[ -f "$$b" ] && [ -x "$$b" ] || continue; \
+		echo "== $$b"; "$$b"; n=$$((n + 1)); \
+	done; [ $$n -gt 0 ] || echo "make bench: no benchmarks (bench/*.c)"
 
-install: build
-	cmake --install $(BUILD) --prefix $(PREFIX)
+# PREFIX is baked into evtrace.pc, so configure again with it; DESTDIR is honoured.
+install:
+	$(CMAKE) -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
+	$(CMAKE) --build $(BUILD) -j $(JOBS)
+	$(CMAKE) --install $(BUILD)
 
 uninstall:
-	xargs rm -f < $(BUILD)/install_manifest.txt
+	@if [ -f $(BUILD)/install_manifest.txt ]; then \
+		sed 's|^|$(DESTDIR)|' $(BUILD)/install_manifest.txt | xargs -d '\n' rm -fv; \
+	else \
+		echo "make uninstall: nothing installed from $(BUILD)/"; \
+	fi
+
+FORMAT_FILES = $(shell find src include tests examples bench -name '*.[ch]' -not -path '*/corpus/*' 2>/dev/null)
 
 format:
-	clang-format -i $$(git ls-files '*.c' '*.h')
+	clang-format -i $(FORMAT_FILES)
+
+# what `make format` would change, without changing it
+format-check:
+	clang-format --dry-run -Werror $(FORMAT_FILES)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-fuzz $(BUILD)-bench
 
 help:
-	@echo "make          build the library, tests, examples and benchmarks in $(BUILD)/"
-	@echo "make demo     build, then trace an example program and show the result"
-	@echo "make check    the whole test suite (installs missing Debian packages as root)"
-	@echo "make check-stress   the torture tests, long (STRESS_SECONDS=60)"
-	@echo "make fuzz     the libFuzzer targets (FUZZ_SECONDS each)"
-	@echo "make bench    the benchmarks (Release build in $(BUILD)-bench/)"
-	@echo "make install  install to PREFIX=$(PREFIX) (DESTDIR honoured)"
+	@echo "make                 library, tests, examples, benchmarks in $(BUILD)/"
+	@echo "make demo            build, then run $(BUILD)/examples/rb-demo"
+	@echo "make check           every stage: default build, ASan+UBSan, TSan, libFuzzer"
+	@echo "                     (as root, installs missing Debian packages first: make deps)"
+	@echo "make check-stress    stress tests long: STRESS_SECONDS=60 LOOPS=1"
+	@echo "                     STRESS_TREES='default asan tsan'"
+	@echo "make fuzz            the libFuzzer stage alone, FUZZ_SECONDS=$(FUZZ_SECONDS) per target"
+	@echo "make bench           Release build in $(BUILD)-bench/, run every benchmark"
+	@echo "make install         to PREFIX=$(PREFIX), DESTDIR honoured; make uninstall"
+	@echo "make format          clang-format -i on src include tests examples bench"
+	@echo "make clean           remove $(BUILD)/ and its -asan -tsan -fuzz -bench siblings"
+	@echo "Variables: BUILD JOBS PREFIX CMAKE_ARGS STRESS_SECONDS STRESS_TREES LOOPS FUZZ_SECONDS"

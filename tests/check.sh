@@ -1,176 +1,367 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# tests/check.sh - everything `make check` runs, stage by stage:
+# tests/check.sh - what `make check` runs, stage by stage:
 #
-#   1. default build (gcc): unit, stress (short), compile checks, fuzz corpora, examples
-#   2. ASan + UBSan (clang): unit, stress, fuzz corpora, examples
-#   3. TSan (clang): stress and unit tests; lockless code is checked here
-#   4. libFuzzer (clang): every fuzz target for FUZZ_SECONDS, seeded from its corpus
+#   default  $BUILD (cc):          unit, compile checks, fuzz corpus replay, examples in parallel,
+#                                  then the stress tests one at a time, STRESS_SECONDS each
+#   asan     $BUILD-asan (clang):  -fsanitize=address,undefined: unit, fuzz corpora, examples,
+#                                  stress
+#   tsan     $BUILD-tsan (clang):  -fsanitize=thread with tests/tsan.supp: stress, unit, examples
+#   fuzz     $BUILD-fuzz (clang):  every libFuzzer target for FUZZ_SECONDS, seeded from
+#                                  tests/fuzz/corpus/<name>/, JOBS targets at a time
 #
-# A stage whose tool is missing says SKIP and counts nothing as passed. The last
-# line is the summary "N passed, N failed, N skipped"; the exit status is 1 if
-# anything failed.
+# A stage whose compiler or sanitizer runtime is missing prints SKIP and counts one skip, never
+# a pass. A build that fails counts one failure. The last line is the summary
+# "N passed, N failed, N skipped" (test programs, all stages); exit status 1 if anything failed.
 #
-# Options: --stress-only (stage 1 stress tests, long), --fuzz-only (stage 4).
+#   tests/check.sh                  all four stages (or those in $STAGES, e.g. STAGES="default tsan")
+#   tests/check.sh --fuzz           the fuzz stage alone
+#   tests/check.sh --stress         the stress tests alone, long: STRESS_SECONDS (default 60) each,
+#                                   LOOPS times, in the trees of $STRESS_TREES (default "default";
+#                                   "default asan tsan" for all three), through tests/runtests.sh
+#
+# Environment: BUILD (build), JOBS (nproc), STRESS_SECONDS, FUZZ_SECONDS (20), LOOPS (1).
 set -uo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
+TOP=$PWD
 BUILD=${BUILD:-build}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-STRESS_SECONDS=${STRESS_SECONDS:-4}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
-TOP=$PWD
+LOOPS=${LOOPS:-1}
+STAGES=${STAGES:-default asan tsan fuzz}
+STRESS_TREES=${STRESS_TREES:-default}
+mode=all
+case "${1:-}" in
+--fuzz | --fuzz-only) mode=fuzz ;;
+--stress | --stress-only) mode=stress ;;
+"") ;;
+*)
+	sed -n '4,26s/^# \{0,1\}//p' "$0"
+	exit 2
+	;;
+esac
+if [ $mode = stress ]; then
+	STRESS_SECONDS=${STRESS_SECONDS:-60}
+else
+	STRESS_SECONDS=${STRESS_SECONDS:-4}
+fi
+
 export TSAN_OPTIONS="suppressions=$TOP/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1"
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-SYMBOLIZER=$(command -v llvm-symbolizer || ls /usr/lib/llvm-*/bin/llvm-symbolizer 2>/dev/null | head -1)
-[ -n "$SYMBOLIZER" ] && export ASAN_SYMBOLIZER_PATH=$SYMBOLIZER TSAN_SYMBOLIZER_PATH=$SYMBOLIZER \
-	&& export TSAN_OPTIONS="$TSAN_OPTIONS external_symbolizer_path=$SYMBOLIZER"
+SYMBOLIZER=$(command -v llvm-symbolizer ||
+	find /usr/lib/llvm-*/bin -name llvm-symbolizer 2>/dev/null | sort -V | tail -1)
+if [ -n "$SYMBOLIZER" ]; then
+	export ASAN_SYMBOLIZER_PATH=$SYMBOLIZER
+	export TSAN_OPTIONS="$TSAN_OPTIONS external_symbolizer_path=$SYMBOLIZER"
+fi
 
 passed=0
 failed=0
 skipped=0
 failures=()
+t_start=$SECONDS
 
-stage() { printf '\n==== %s\n' "$*"; }
+stage_begin()
+{
+	stage_t0=$SECONDS
+	stage_p=$passed stage_f=$failed stage_s=$skipped
+	printf '\n==== %s\n' "$*"
+}
 
-# configure + build DIR with extra cmake args; 0 on success
-build() {
-	local dir=$1
+stage_end()
+{
+	printf '==== [%s] passed %d, failed %d, skipped %d, %d s\n' "$1" $((passed - stage_p)) \
+		$((failed - stage_f)) $((skipped - stage_s)) $((SECONDS - stage_t0))
+}
+
+skip_stage()
+{
+	echo "SKIP: $*"
+	skipped=$((skipped + 1))
+}
+
+# build DIR CMAKE-ARGS...: configure and build; on failure count one failure and show why.
+build()
+{
+	local dir=$1 rc t0=$SECONDS
+
 	shift
 	mkdir -p "$dir"
-	cmake -S . -B "$dir" -DEVT_STRESS_SECONDS="$STRESS_SECONDS" "$@" >"$dir/configure.log" 2>&1 &&
+	cmake -S "$TOP" -B "$dir" -DEVT_STRESS_SECONDS="$STRESS_SECONDS" "$@" >"$dir/configure.log" 2>&1 &&
 		cmake --build "$dir" -j "$JOBS" >"$dir/build.log" 2>&1
-	local rc=$?
+	rc=$?
 	if [ $rc -ne 0 ]; then
-		grep -E -A3 'error|Error' "$dir/configure.log" "$dir/build.log" | head -60
+		echo "FAIL: build of $dir (logs: $dir/configure.log, $dir/build.log)"
+		grep -h -E -B2 -A6 'error|Error' "$dir/configure.log" "$dir/build.log" | head -80
 		failures+=("build $dir")
 		failed=$((failed + 1))
+	else
+		echo "built $dir in $((SECONDS - t0)) s"
 	fi
 	return $rc
 }
 
-# run ctest in DIR with the given selection; add its counts to the totals
-run_ctest() {
-	local dir=$1 name=$2
+# run_ctest DIR TAG CTEST-ARGS...: run ctest, print one line per test, count the results from
+# ctest's per-test status lines ("  3/40 Test  #7: unit/rb-alloc ....   Passed    0.05 sec").
+run_ctest()
+{
+	local dir=$1 tag=$2 log p f s ft rc
+
 	shift 2
-	local log="$dir/ctest-$name.log"
-	(cd "$dir" && ctest --output-on-failure --timeout 600 "$@") >"$log" 2>&1
-	local p f s
-	p=$(grep -cE 'Test +#[0-9]+: .* +Passed' "$log")
-	s=$(grep -cE '\*\*\*Skipped|Disabled' "$log")
-	f=$(grep -cE '\*\*\*(Failed|Timeout|Exception)|\*\*\*Not Run|Exit code' "$log")
-	grep -E 'Test +#[0-9]+:' "$log" | sed "s/^/[$name] /"
+	log=$dir/ctest-$tag.log
+	(cd "$dir" && ${RUNWRAP:-} ctest --output-on-failure --no-tests=ignore "$@") >"$log" 2>&1
+	rc=$?
+	local status_re='^ *[0-9]+/[0-9]+ Test +#[0-9]+: '
+	p=$(grep -cE "$status_re.* Passed +[0-9.]+ sec" "$log")
+	s=$(grep -cE "$status_re.*\*\*\*Skipped" "$log")
+	f=$(grep -E "$status_re" "$log" | grep -vcE ' Passed +[0-9.]+ sec|\*\*\*Skipped')
+	grep -E "$status_re" "$log" | sed -E "s|$status_re|[$tag] |"
 	if [ "$f" -gt 0 ]; then
-		grep -E '\*\*\*(Failed|Timeout|Exception)|Not Run' "$log" |
-			sed -E 's/.*Test +#[0-9]+: ([^ ]+).*/\1/' | while read -r t; do echo "FAILED: [$name] $t"; done
-		sed -n '/The following tests FAILED/,$p' "$log"
-		awk '/Output from these tests|Start/{p=0} /\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception/{p=1} p' "$log" | head -200
-		failures+=("$name")
+		echo "---- [$tag] failures (full log: $log)"
+		# ctest prints a failed test's output right after its status line
+		awk -v re="$status_re" '
+			/^ +Start +[0-9]+: / { next }
+			$0 ~ re { p = ($0 !~ / Passed +[0-9.]+ sec/ && $0 !~ /\*\*\*Skipped/) }
+			/^The following tests|^[0-9]+% tests passed/ { p = 0 }
+			p' "$log" | head -300
+		mapfile -t ft < <(grep -E "$status_re" "$log" |
+			grep -vE ' Passed +[0-9.]+ sec|\*\*\*Skipped' | sed -E "s|$status_re([^ ]+).*|\1|")
+		failures+=("${ft[@]/#/[$tag] }")
+	elif [ $rc -ne 0 ]; then
+		# ctest failed without a failed test: it could not run them at all
+		echo "---- [$tag] ctest exited $rc without a failed test (full log: $log)"
+		tail -20 "$log"
+		failures+=("[$tag] ctest exit $rc")
+		f=1
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
 	skipped=$((skipped + s))
 }
 
-# can clang build and run a program with sanitizer $1?
-have_clang() {
-	local probe=/tmp/evt-cc-probe.$$
-	command -v clang >/dev/null || return 1
-	if [ "$1" = fuzzer ]; then
-		printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >$probe.c
-		clang -fsanitize=fuzzer $probe.c -o $probe >/dev/null 2>&1 && $probe -runs=1 >/dev/null 2>&1
+# probe CC SANITIZER: can CC build a threaded program with -fsanitize=SANITIZER and run it?
+# Sets RUNWRAP when it only runs with address space randomization off (TSan of clang < 18 on
+# kernels with vm.mmap_rnd_bits > 28 dies with "unexpected memory mapping").
+probe()
+{
+	local cc=$1 san=$2 dir rc
+
+	command -v "$cc" >/dev/null || return 1
+	dir=$(mktemp -d) || return 1
+	if [ "$san" = fuzzer ]; then
+		cat >"$dir/p.c" <<-'EOF'
+		#include <stddef.h>
+		#include <stdint.h>
+		int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }
+		EOF
+		"$cc" -fsanitize=fuzzer,address,undefined "$dir/p.c" -o "$dir/p" >"$dir/log" 2>&1 &&
+			"$dir/p" -runs=10 >>"$dir/log" 2>&1
+		rc=$?
 	else
-		echo 'int main(void){return 0;}' >$probe.c
-		clang -fsanitize="$1" $probe.c -o $probe >/dev/null 2>&1 && $probe
+		cat >"$dir/p.c" <<-'EOF'
+		#include <pthread.h>
+		static int x;
+		static void *run(void *a) { x++; return a; }
+		int main(void) { pthread_t t; pthread_create(&t, 0, run, 0); pthread_join(t, 0); return x - 1; }
+		EOF
+		"$cc" -pthread -fsanitize="$san" "$dir/p.c" -o "$dir/p" >"$dir/log" 2>&1
+		rc=$?
+		if [ $rc -eq 0 ]; then
+			"$dir/p" >>"$dir/log" 2>&1
+			rc=$?
+			if [ $rc -ne 0 ] && setarch "$(uname -m)" -R "$dir/p" >/dev/null 2>&1; then
+				RUNWRAP="setarch $(uname -m) -R"
+				echo "note: $cc -fsanitize=$san runs only without ASLR: using $RUNWRAP"
+				rc=0
+			fi
+		fi
 	fi
-	local rc=$?
-	rm -f $probe $probe.c
+	[ $rc -eq 0 ] || probe_log=$(head -5 "$dir/log")
+	rm -rf "$dir"
 	return $rc
 }
 
-stage_default() {
-	stage "1. default build ($BUILD): unit, stress ${STRESS_SECONDS}s, compile, fuzz corpora, examples"
-	build "$BUILD" || return
-	run_ctest "$BUILD" default -j "$JOBS" -LE stress
-	run_ctest "$BUILD" default-stress -L stress
+# pick_cc SANITIZER: set PICK_CC and PICK_CXX to the first compiler pair that passes the probe
+# (and RUNWRAP, see probe). clang first; gcc for ASan+UBSan only: gcc's TSan does not model
+# atomic_thread_fence() (gcc -Wtsan) and reports races that our fences prevent.
+pick_cc()
+{
+	local pair pairs=("clang clang++")
+
+	PICK_CC='' PICK_CXX='' RUNWRAP='' probe_log=''
+	[ "$1" = thread ] || pairs+=("gcc g++")
+	for pair in "${pairs[@]}"; do
+		command -v "${pair#* }" >/dev/null || continue
+		if probe "${pair% *}" "$1"; then
+			PICK_CC=${pair% *} PICK_CXX=${pair#* }
+			return 0
+		fi
+	done
+	return 1
 }
 
-stage_asan() {
-	stage "2. ASan + UBSan ($BUILD-asan)"
-	if ! have_clang address,undefined; then
-		echo "SKIP: clang with ASan/UBSan runtimes is not available"
-		skipped=$((skipped + 1))
-		return
+stage_default()
+{
+	stage_begin "default build ($BUILD): unit, compile, fuzz corpora, examples; stress ${STRESS_SECONDS} s"
+	if build "$BUILD"; then
+		run_ctest "$BUILD" default -j "$JOBS" -LE stress
+		run_ctest "$BUILD" default-stress -L stress
 	fi
-	build "$BUILD-asan" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-		-DEVT_SANITIZE=address,undefined || return
-	run_ctest "$BUILD-asan" asan -j "$JOBS" -LE "stress|compile"
-	run_ctest "$BUILD-asan" asan-stress -L stress
+	stage_end default
 }
 
-stage_tsan() {
-	stage "3. TSan ($BUILD-tsan)"
-	if ! have_clang thread; then
-		echo "SKIP: clang with the TSan runtime is not available"
-		skipped=$((skipped + 1))
-		return
+stage_asan()
+{
+	stage_begin "ASan + UBSan ($BUILD-asan)"
+	if pick_cc address,undefined; then
+		echo "compiler: $PICK_CC"
+		if build "$BUILD-asan" -DCMAKE_C_COMPILER="$PICK_CC" -DCMAKE_CXX_COMPILER="$PICK_CXX" \
+			-DEVT_SANITIZE=address,undefined; then
+			run_ctest "$BUILD-asan" asan -j "$JOBS" -LE 'stress|compile'
+			run_ctest "$BUILD-asan" asan-stress -L stress
+		fi
+	else
+		skip_stage "no compiler with the ASan+UBSan runtimes (libclang-rt-14-dev) ${probe_log:-}"
 	fi
-	build "$BUILD-tsan" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-		-DEVT_SANITIZE=thread || return
-	run_ctest "$BUILD-tsan" tsan-stress -L stress
-	run_ctest "$BUILD-tsan" tsan-unit -j "$JOBS" -L unit
+	stage_end asan
+	RUNWRAP=
 }
 
-stage_fuzz() {
-	stage "4. libFuzzer ($BUILD-fuzz), ${FUZZ_SECONDS}s per target"
-	if ! have_clang fuzzer; then
-		echo "SKIP: clang with libFuzzer is not available"
-		skipped=$((skipped + 1))
+stage_tsan()
+{
+	stage_begin "TSan ($BUILD-tsan): stress, unit, examples"
+	if pick_cc thread; then
+		echo "compiler: $PICK_CC${RUNWRAP:+ (tests run under $RUNWRAP)}"
+		if build "$BUILD-tsan" -DCMAKE_C_COMPILER="$PICK_CC" -DCMAKE_CXX_COMPILER="$PICK_CXX" \
+			-DEVT_SANITIZE=thread; then
+			run_ctest "$BUILD-tsan" tsan-stress -L stress
+			run_ctest "$BUILD-tsan" tsan -j "$JOBS" -L 'unit|example'
+		fi
+	else
+		skip_stage "clang with a working TSan runtime is not available ${probe_log:-}"
+	fi
+	stage_end tsan
+	RUNWRAP=
+}
+
+stage_fuzz()
+{
+	local dir=$BUILD-fuzz f name n=0 pids=() names=()
+
+	stage_begin "libFuzzer ($dir): ${FUZZ_SECONDS} s per target, $JOBS at a time"
+	if ! probe clang fuzzer; then
+		skip_stage "clang with libFuzzer is not available ${probe_log:-}"
+		stage_end fuzz
 		return
 	fi
-	build "$BUILD-fuzz" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-		-DEVT_SANITIZE=address,undefined -DEVT_FUZZ=ON || return
-	for f in "$BUILD-fuzz"/tests/fuzz/*; do
-		[ -x "$f" ] || continue
-		local name corpus work
+	if ! build "$dir" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DEVT_FUZZ=ON; then
+		stage_end fuzz
+		return
+	fi
+	mkdir -p "$dir/artifacts"
+	for f in "$dir"/tests/fuzz/*; do
+		[[ -f $f && -x $f ]] || continue
 		name=$(basename "$f")
-		corpus="$TOP/tests/fuzz/corpus/$name"
-		work="$BUILD-fuzz/corpus-$name"
-		mkdir -p "$work"
-		[ -d "$corpus" ] && cp -r "$corpus"/. "$work"/ 2>/dev/null
-		if "$f" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
-			-artifact_prefix="$BUILD-fuzz/$name-" "$work" >"$BUILD-fuzz/$name.log" 2>&1; then
-			echo "[fuzz] $name: $(grep -oE 'Done [0-9]+ runs' "$BUILD-fuzz/$name.log" | tail -1) Passed"
+		mkdir -p "$dir/corpus/$name" "$TOP/tests/fuzz/corpus/$name"
+		# new inputs go to the first directory (the build's), the seeds are only read
+		"$f" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
+			-print_final_stats=1 -artifact_prefix="$dir/artifacts/$name-" \
+			"$dir/corpus/$name" "$TOP/tests/fuzz/corpus/$name" >"$dir/fuzz-$name.log" 2>&1 &
+		pids+=("$!")
+		names+=("$name")
+		n=$((n + 1))
+		if [ $n -ge "$JOBS" ]; then
+			fuzz_collect
+			n=0
+		fi
+	done
+	fuzz_collect
+	stage_end fuzz
+}
+
+# wait for the fuzzers in pids[] and count them
+fuzz_collect()
+{
+	local i rc name log runs
+
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}"
+		rc=$?
+		name=${names[$i]}
+		log=$BUILD-fuzz/fuzz-$name.log
+		runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$')
+		if [ $rc -eq 0 ]; then
+			echo "[fuzz] $name: ${runs:-?} inputs, corpus $(find "$BUILD-fuzz/corpus/$name" -type f |
+				wc -l) files: Passed"
 			passed=$((passed + 1))
 		else
-			echo "FAILED: [fuzz] $name"
-			tail -60 "$BUILD-fuzz/$name.log"
+			echo "[fuzz] $name: ***Failed (exit $rc; log: $log)"
+			grep -E -A40 'ERROR:|SUMMARY:|Test unit written' "$log" | head -80
+			echo "reproduce: $BUILD-fuzz/tests/fuzz/$name <artifact>   (or $BUILD/tests/fuzz/$name <artifact>)"
 			failures+=("fuzz $name")
 			failed=$((failed + 1))
 		fi
 	done
+	pids=()
+	names=()
 }
 
-case "${1:-}" in
---stress-only)
-	build "$BUILD" && run_ctest "$BUILD" stress -L stress
-	;;
---fuzz-only)
-	stage_fuzz
-	;;
-*)
-	stage_default
-	stage_asan
-	stage_tsan
-	stage_fuzz
+# --stress: the stress programs, long and in a loop, through tests/runtests.sh
+stress_long()
+{
+	local tree dir san args out p f s
+
+	for tree in $STRESS_TREES; do
+		dir=$BUILD args=() RUNWRAP=
+		case $tree in
+		default) ;;
+		asan | tsan)
+			dir=$BUILD-$tree
+			san=address,undefined
+			[ "$tree" = tsan ] && san=thread
+			if ! pick_cc $san; then
+				skip_stage "$tree: no compiler with a working $san runtime ${probe_log:-}"
+				continue
+			fi
+			args=(-DCMAKE_C_COMPILER="$PICK_CC" -DCMAKE_CXX_COMPILER="$PICK_CXX"
+			      "-DEVT_SANITIZE=$san")
+			;;
+		*) echo "unknown tree $tree (default, asan, tsan)"; exit 2 ;;
+		esac
+		stage_begin "stress ($dir): ${STRESS_SECONDS} s each, $LOOPS time(s)"
+		if build "$dir" "${args[@]}"; then
+			${RUNWRAP:-} bash "$TOP/tests/runtests.sh" -t $((STRESS_SECONDS * 3 + 60)) \
+				-l "$LOOPS" "$dir/tests/stress" -- -d "$STRESS_SECONDS" |
+				tee "$dir/stress-long.log"
+			out=$(tail -1 "$dir/stress-long.log")
+			# "N passed, N failed, N skipped"
+			read -r p _ f _ s _ <<<"${out//,/}"
+			[[ "$p$f$s" =~ ^[0-9]+$ ]] || { p=0 f=1 s=0; }
+			passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+			[ "$f" -eq 0 ] || failures+=("stress $tree")
+		fi
+		stage_end "stress $tree"
+	done
+}
+
+case $mode in
+fuzz) stage_fuzz ;;
+stress) stress_long ;;
+all)
+	for st in $STAGES; do
+		case $st in
+		default | asan | tsan | fuzz) "stage_$st" ;;
+		*) echo "unknown stage $st (default asan tsan fuzz)"; exit 2 ;;
+		esac
+	done
 	;;
 esac
 
 echo
-if [ ${#failures[@]} -gt 0 ]; then
-	echo "failed stages: ${failures[*]}"
-fi
+[ ${#failures[@]} -gt 0 ] && printf 'failed: %s\n' "${failures[@]}"
+echo "total time $((SECONDS - t_start)) s"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

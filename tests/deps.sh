@@ -1,17 +1,42 @@
 #!/bin/sh
-# Install the Debian packages the build and `make check` need, if missing.
-# Only as root (CI, a fresh machine); otherwise say what is missing.
-PKGS="cmake make gcc g++ clang libclang-rt-14-dev llvm pkg-config"
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# tests/deps.sh [--list] - the Debian packages the build and `make check` need. As root, install
+# the missing ones (one apt-get update, one apt-get install -y); otherwise say what is missing
+# and go on: the stages that need them print SKIP. --list prints the list.
+#
+# The one list (used by make check, make deps and .ci/run):
+#   cmake make gcc g++ libc6-dev   the default build; g++ for the C++17 header checks
+#   clang libclang-rt-14-dev       ASan/UBSan, TSan and libFuzzer stages (clang 14 runtimes)
+#   llvm                           llvm-symbolizer: sanitizer reports with file:line
+#   binutils                       nm, for the exported-symbols check
+#   pkg-config                     to check the installed evtrace.pc
+DEB_PACKAGES="cmake make gcc g++ libc6-dev clang libclang-rt-14-dev llvm binutils pkg-config"
+
+if [ "${1:-}" = --list ]; then
+	echo "$DEB_PACKAGES"
+	exit 0
+fi
+if ! command -v dpkg-query >/dev/null; then
+	echo "deps: not a Debian system; needs: $DEB_PACKAGES (or their equivalents)"
+	exit 0
+fi
 missing=""
-for p in $PKGS; do
-	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+for p in $DEB_PACKAGES; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
-if [ "$(id -u)" = 0 ]; then
-	echo "installing:$missing"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq && apt-get install -y -qq $missing >/dev/null
-else
-	echo "missing Debian packages:$missing (run as root, or: sudo apt-get install$missing)"
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing Debian packages:$missing"
+	echo "deps: as root: apt-get install$missing (stages that need them will SKIP)"
+	exit 0
+fi
+echo "deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+# shellcheck disable=SC2086 # one package per word
+if ! { apt-get update -qq && apt-get install -y -qq $missing; } </dev/null
+then
+	echo "deps: apt-get failed; install by hand:$missing"
 	exit 1
 fi

@@ -2,6 +2,9 @@
 /*
  * tests/helpers.c - the t_* helpers of tests/helpers.h.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* CPU_SET, sched_setaffinity */
+#endif
 #include <errno.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -79,18 +82,36 @@ double t_seconds_now(void)
 
 double t_parse_duration(int argc, char **argv, double def)
 {
-	for (int i = 1; i + 1 < argc; i++)
-		if (!strcmp(argv[i], "-d"))
-			return atof(argv[i + 1]);
-	return def;
+	const char *arg = NULL;
+	char *end;
+	double d;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-d") && i + 1 < argc)
+			arg = argv[++i];
+		else if (!strncmp(argv[i], "-d", 2) && argv[i][2])
+			arg = argv[i] + 2;
+	}
+	if (!arg)
+		return def;
+	d = strtod(arg, &end);
+	if (end == arg || *end || !(d >= 0))
+		t_fail("-d %s: not a number of seconds", arg);
+	return d;
 }
 
 void t_rand_init(struct t_rand *r, uint64_t seed)
 {
+	const char *env = getenv("T_SEED");
+
+	if (!seed && env && *env)
+		seed = strtoull(env, NULL, 0);
 	if (!seed)
 		seed = t_ns_now() ^ ((uint64_t)getpid() << 32);
+	/* xorshift has one fixed point, 0: never start there */
 	r->s = seed ? seed : 0x9e3779b97f4a7c15ull;
-	printf("seed %" PRIu64 "\n", seed);
+	printf("seed %" PRIu64 " (T_SEED=%" PRIu64 " repeats this run)\n", seed, seed);
+	fflush(stdout);
 }
 
 uint64_t t_rand_next(struct t_rand *r)
@@ -103,5 +124,8 @@ uint64_t t_rand_next(struct t_rand *r)
 
 uint64_t t_rand_range(struct t_rand *r, uint64_t lo, uint64_t hi)
 {
-	return lo + t_rand_next(r) % (hi - lo + 1);
+	uint64_t span = hi - lo + 1;
+
+	/* span 0: the whole 64-bit range */
+	return span ? lo + t_rand_next(r) % span : t_rand_next(r);
 }

@@ -26,22 +26,26 @@
 		}								\
 	} while (0)
 
+/* Integers (any width, signed or not: compared as 64-bit patterns). */
 #define T_ASSERT_EQ(a, b)							\
 	do {									\
-		long long __a = (long long)(a), __b = (long long)(b);		\
-		if (__a != __b) {						\
-			fprintf(stderr, "%s:%d: %s: %s == %s: %lld != %lld\n",	\
-				__FILE__, __LINE__, __func__, #a, #b, __a, __b);	\
+		unsigned long long t_a_ = (unsigned long long)(a);		\
+		unsigned long long t_b_ = (unsigned long long)(b);		\
+		if (t_a_ != t_b_) {						\
+			fprintf(stderr, "%s:%d: %s: %s == %s: %lld (%#llx) != %lld (%#llx)\n", \
+				__FILE__, __LINE__, __func__, #a, #b, (long long)t_a_,	\
+				t_a_, (long long)t_b_, t_b_);			\
 			exit(T_FAIL);						\
 		}								\
 	} while (0)
 
+/* An int-returning evtrace call succeeded (>= 0; errors are negative errno values). */
 #define T_ASSERT_OK(expr)							\
 	do {									\
-		long long __r = (long long)(expr);				\
-		if (__r < 0) {							\
+		long long t_r_ = (long long)(expr);				\
+		if (t_r_ < 0) {							\
 			fprintf(stderr, "%s:%d: %s: %s returned %lld\n",	\
-				__FILE__, __LINE__, __func__, #expr, __r);	\
+				__FILE__, __LINE__, __func__, #expr, t_r_);	\
 			exit(T_FAIL);						\
 		}								\
 	} while (0)
@@ -56,14 +60,15 @@ int t_pin_to_cpu(int cpu);			/* 0 or -errno */
 int t_unpin(void);				/* allow every CPU again */
 double t_seconds_now(void);			/* CLOCK_MONOTONIC in seconds */
 uint64_t t_ns_now(void);
-/* "-d SECONDS" from argv, else @def. */
+/* "-d SECONDS" (or -dSECONDS) from argv, else @def; a bad value fails the test. */
 double t_parse_duration(int argc, char **argv, double def);
 
 /* xorshift64*: a seeded, reproducible generator; the seed is printed. */
 struct t_rand {
 	uint64_t s;
 };
-void t_rand_init(struct t_rand *r, uint64_t seed);	/* 0: seed from time; printed */
+/* seed 0: $T_SEED if set, else the time; the seed is printed either way */
+void t_rand_init(struct t_rand *r, uint64_t seed);
 uint64_t t_rand_next(struct t_rand *r);
 uint64_t t_rand_range(struct t_rand *r, uint64_t lo, uint64_t hi);	/* [lo, hi] */
 

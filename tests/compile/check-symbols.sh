@@ -1,8 +1,28 @@
 #!/bin/sh
-# Every symbol the shared library exports must be evt_*: nothing of src/ leaks.
-lib="$1"
-bad=$(nm -D --defined-only "$lib" | awk '$2 ~ /[TDBRVW]/ {print $3}' | grep -v '^evt_' | grep -v '^EVTRACE_')
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# check-symbols.sh LIBEVTRACE.so - the shared library exports evt_* and nothing else
+# (evtrace.map makes the rest local), every one of them in a version node.
+lib=${1:?usage: check-symbols.sh libevtrace.so}
+command -v nm >/dev/null || { echo "SKIP: nm (binutils) not found"; exit 77; }
+syms=$(nm -D --defined-only "$lib") || exit 1
+# type A is the version node itself (EVTRACE_0.1)
+bad=$(echo "$syms" | awk '$2 != "A" && $3 !~ /^evt_/ { print $3 }')
 if [ -n "$bad" ]; then
-	echo "non-evt_ symbols exported:"; echo "$bad"; exit 1
+	echo "exported, but not evt_*:"
+	echo "$bad"
+	exit 1
 fi
-echo "exported: $(nm -D --defined-only "$lib" | grep -c ' evt_') evt_* symbols"
+n=$(echo "$syms" | awk '$3 ~ /^evt_/' | wc -l)
+if [ "$n" -eq 0 ]; then
+	echo "no evt_* symbol exported"
+	exit 1
+fi
+unversioned=$(nm -D --defined-only --with-symbol-versions "$lib" 2>/dev/null |
+	awk '$3 ~ /^evt_/ && $3 !~ /@@?EVTRACE_/ { print $3 }')
+if [ -n "$unversioned" ]; then
+	echo "exported without a version (evtrace.map):"
+	echo "$unversioned"
+	exit 1
+fi
+echo "exported: $n evt_* symbols, all versioned"

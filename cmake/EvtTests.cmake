@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Tests, examples and benchmarks. The conventions (tests/README in CONTRIBUTING.md):
+#
+#   tests/unit/<name>.c    one program per behaviour     ctest unit/<name>     exit 0 / 1 / 77
+#   tests/stress/<name>.c  torture, takes -d SECONDS     ctest stress/<name>   same
+#   tests/fuzz/<name>.c    LLVMFuzzerTestOneInput()      ctest fuzz/<name>     (corpus replay)
+#   include/evtrace/*.h    alone, C11 and C++17          ctest compile/<hdr>.h:<std>
+#   examples/<name>.c      built by default              ctest example/<name>
+#   bench/<name>.c         built, never run by ctest     build/bench/<name>
+#
+# Every test program links libevtrace statically plus tests/helpers.c, and may include private
+# headers from src/. New files are picked up at the next build (CONFIGURE_DEPENDS).
+
+set(EVT_TESTS_DIR ${CMAKE_CURRENT_SOURCE_DIR}/tests)
+
+# evt_test_program(<dir> <name> <sources...>): executable <dir>-<name>, built as
+# ${CMAKE_BINARY_DIR}/tests/<dir>/<name>.
+function(evt_test_program dir name)
+	add_executable(${dir}-${name} ${ARGN})
+	target_include_directories(${dir}-${name} PRIVATE ${EVT_TESTS_DIR})
+	target_link_libraries(${dir}-${name} PRIVATE evtrace_static)
+	set_target_properties(${dir}-${name} PROPERTIES OUTPUT_NAME ${name}
+		RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/${dir})
+endfunction()
+
+file(GLOB EVT_FUZZ_TARGETS CONFIGURE_DEPENDS ${EVT_TESTS_DIR}/fuzz/*.c)
+list(FILTER EVT_FUZZ_TARGETS EXCLUDE REGEX "/driver\\.c$")
+
+# ---- the libFuzzer tree: the fuzz targets and nothing else ------------------------------------
+if(EVT_FUZZ)
+	foreach(src ${EVT_FUZZ_TARGETS})
+		get_filename_component(name ${src} NAME_WE)
+		evt_test_program(fuzz ${name} ${src})
+		target_compile_options(fuzz-${name} PRIVATE -fsanitize=fuzzer)
+		target_link_options(fuzz-${name} PRIVATE -fsanitize=fuzzer)
+	endforeach()
+	return()
+endif()
+
+# ---- unit tests -------------------------------------------------------------------------------
+file(GLOB EVT_UNIT_TESTS CONFIGURE_DEPENDS ${EVT_TESTS_DIR}/unit/*.c)
+foreach(src ${EVT_UNIT_TESTS})
+	get_filename_component(name ${src} NAME_WE)
+	evt_test_program(unit ${name} ${src} ${EVT_TESTS_DIR}/helpers.c)
+	add_test(NAME unit/${name} COMMAND unit-${name})
+	set_tests_properties(unit/${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60 LABELS unit)
+endforeach()
+
+# ---- stress tests -----------------------------------------------------------------------------
+math(EXPR EVT_STRESS_TIMEOUT "${EVT_STRESS_SECONDS} * 3 + 60")
+file(GLOB EVT_STRESS_TESTS CONFIGURE_DEPENDS ${EVT_TESTS_DIR}/stress/*.c)
+foreach(src ${EVT_STRESS_TESTS})
+	get_filename_component(name ${src} NAME_WE)
+	evt_test_program(stress ${name} ${src} ${EVT_TESTS_DIR}/helpers.c)
+	add_test(NAME stress/${name} COMMAND stress-${name} -d ${EVT_STRESS_SECONDS})
+	set_tests_properties(stress/${name} PROPERTIES SKIP_RETURN_CODE 77
+			     TIMEOUT ${EVT_STRESS_TIMEOUT} LABELS stress)
+endforeach()
+
+# ---- fuzz targets, without libFuzzer: tests/fuzz/driver.c replays the seed corpus -------------
+foreach(src ${EVT_FUZZ_TARGETS})
+	get_filename_component(name ${src} NAME_WE)
+	evt_test_program(fuzz ${name} ${src} ${EVT_TESTS_DIR}/fuzz/driver.c)
+	add_test(NAME fuzz/${name} COMMAND fuzz-${name} ${EVT_TESTS_DIR}/fuzz/corpus/${name})
+	set_tests_properties(fuzz/${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS fuzz)
+endforeach()
+
+# ---- compile checks ---------------------------------------------------------------------------
+# Each public header alone (twice: the include guard), to an object file, with nothing from
+# this build's flags: C11 with -pedantic, C++17 without it, because ISO C++ has no flexible array
+# member and struct evt_ring_buffer_event (ring_buffer.h) needs one: C++ users get the
+# g++/clang++ extension, which -Werror=pedantic would reject.
+set(EVT_HDR_C_FLAGS -std=c11 -Wall -Wextra -Werror -pedantic)
+set(EVT_HDR_CXX_FLAGS -std=c++17 -Wall -Wextra -Werror)
+set(EVT_HDR_COMPILERS "c11|${CMAKE_C_COMPILER}|c" "c++17|${CMAKE_CXX_COMPILER}|cc")
+# The other compiler too, when it is there: gcc builds check clang and the other way round.
+if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
+	find_program(EVT_OTHER_CC clang)
+	find_program(EVT_OTHER_CXX clang++)
+	set(EVT_OTHER_NAME clang)
+else()
+	find_program(EVT_OTHER_CC gcc)
+	find_program(EVT_OTHER_CXX g++)
+	set(EVT_OTHER_NAME gcc)
+endif()
+if(EVT_OTHER_CC AND EVT_OTHER_CXX)
+	list(APPEND EVT_HDR_COMPILERS "${EVT_OTHER_NAME}-c11|${EVT_OTHER_CC}|c"
+				      "${EVT_OTHER_NAME}-c++17|${EVT_OTHER_CXX}|cc")
+endif()
+
+file(GLOB EVT_PUBLIC_HEADERS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/include/evtrace/*.h)
+foreach(hdr ${EVT_PUBLIC_HEADERS})
+	get_filename_component(hname ${hdr} NAME)
+	get_filename_component(name ${hdr} NAME_WE)
+	foreach(c ${EVT_HDR_COMPILERS})
+		string(REPLACE "|" ";" c "${c}")
+		list(GET c 0 tag)
+		list(GET c 1 compiler)
+		list(GET c 2 ext)
+		if(ext STREQUAL "c")
+			set(flags ${EVT_HDR_C_FLAGS})
+		else()
+			set(flags ${EVT_HDR_CXX_FLAGS})
+		endif()
+		set(tu ${CMAKE_BINARY_DIR}/tests/compile/${name}-${tag}.${ext})
+		file(WRITE ${tu} "/* generated by cmake/EvtTests.cmake */\n"
+			"#include <evtrace/${hname}>\n#include <evtrace/${hname}>\n"
+			"int evt_compile_check_${name};\n")
+		add_test(NAME compile/${hname}:${tag}
+			 COMMAND ${compiler} ${flags} -I${CMAKE_CURRENT_SOURCE_DIR}/include
+				 -I${CMAKE_CURRENT_BINARY_DIR}/include -c ${tu} -o ${tu}.o)
+		set_tests_properties(compile/${hname}:${tag} PROPERTIES LABELS compile TIMEOUT 60)
+	endforeach()
+endforeach()
+
+# Only evt_* leaves the shared library.
+add_test(NAME compile/symbols
+	 COMMAND sh ${EVT_TESTS_DIR}/compile/check-symbols.sh $<TARGET_FILE:evtrace>)
+set_tests_properties(compile/symbols PROPERTIES LABELS compile TIMEOUT 60)
+
+# make install into a scratch DESTDIR, then build and run a program with pkg-config alone.
+# (A sanitized libevtrace.so needs the sanitizer runtime from the program: not there.)
+if(NOT EVT_SANITIZE)
+	add_test(NAME compile/install
+		 COMMAND ${CMAKE_COMMAND} -E env CC=${CMAKE_C_COMPILER}
+			 sh ${EVT_TESTS_DIR}/compile/install-check.sh ${CMAKE_BINARY_DIR})
+	set_tests_properties(compile/install PROPERTIES LABELS compile SKIP_RETURN_CODE 77
+			     TIMEOUT 120)
+endif()
+
+# Other checks: tests/compile/check-*.sh <source dir>, 0 / 1 / 77 (man pages, their examples).
+file(GLOB EVT_COMPILE_SCRIPTS CONFIGURE_DEPENDS ${EVT_TESTS_DIR}/compile/check-*.sh)
+list(FILTER EVT_COMPILE_SCRIPTS EXCLUDE REGEX "/check-symbols\\.sh$")
+foreach(script ${EVT_COMPILE_SCRIPTS})
+	get_filename_component(name ${script} NAME_WE)
+	add_test(NAME compile/${name} COMMAND sh ${script} ${CMAKE_CURRENT_SOURCE_DIR})
+	set_tests_properties(compile/${name} PROPERTIES LABELS compile SKIP_RETURN_CODE 77
+			     TIMEOUT 120)
+endforeach()
+
+# ---- examples (built by default, run as tests) and benchmarks ---------------------------------
+file(GLOB EVT_EXAMPLES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/examples/*.c)
+foreach(src ${EVT_EXAMPLES})
+	get_filename_component(name ${src} NAME_WE)
+	add_executable(example-${name} ${src})
+	target_link_libraries(example-${name} PRIVATE evtrace Threads::Threads)
+	set_target_properties(example-${name} PROPERTIES OUTPUT_NAME ${name}
+		RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/examples)
+	add_test(NAME example/${name} COMMAND example-${name})
+	set_tests_properties(example/${name} PROPERTIES LABELS example SKIP_RETURN_CODE 77
+			     TIMEOUT 60)
+endforeach()
+
+file(GLOB EVT_BENCHES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/bench/*.c)
+foreach(src ${EVT_BENCHES})
+	get_filename_component(name ${src} NAME_WE)
+	add_executable(bench-${name} ${src})
+	target_link_libraries(bench-${name} PRIVATE evtrace_static)
+	set_target_properties(bench-${name} PROPERTIES OUTPUT_NAME ${name}
+		RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
+endforeach()
