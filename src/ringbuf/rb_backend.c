@@ -213,6 +213,31 @@ static int rb_possible_cpus(void)
 	return n > RB_MAX_CPUS ? RB_MAX_CPUS : (int)n;
 }
 
+/*
+ * Map the control region (header and per-CPU blocks) of rb->fd, point
+ * each CPU at its block and give it a reader page. Shared by the owner
+ * (allocation) and a consumer (evt_ring_buffer_map()).
+ */
+static int rb_map_ctl(struct evt_ring_buffer *rb, uint64_t cpu_off, size_t ctl_len)
+{
+	rb->hdr = mmap(NULL, ctl_len, PROT_READ | PROT_WRITE, MAP_SHARED, rb->fd, 0);
+	if (rb->hdr == MAP_FAILED) {
+		rb->hdr = NULL;
+		return -ENOMEM;
+	}
+	rb->ctl_len = ctl_len;
+	for (int i = 0; i < rb->nr_cpus; i++) {
+		struct rb_cpu *cb = &rb->cpus[i];
+
+		cb->shm = (struct rb_cpu_shm *)((unsigned char *)rb->hdr + cpu_off +
+						(size_t)i * sizeof(struct rb_cpu_shm));
+		cb->rpage = calloc(1, rb->page_size);
+		if (!cb->rpage)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int evt_ring_buffer_alloc_opts(const struct evt_ring_buffer_opts *opts,
 			       struct evt_ring_buffer **rbp)
 {
@@ -261,31 +286,20 @@ int evt_ring_buffer_alloc_opts(const struct evt_ring_buffer_opts *opts,
 		goto err_free;
 	}
 	rb->file_size = ctl_len;
-	rb->hdr = mmap(NULL, ctl_len, PROT_READ | PROT_WRITE, MAP_SHARED, rb->fd, 0);
-	if (rb->hdr == MAP_FAILED) {
-		rb->hdr = NULL;
-		ret = -ENOMEM;
+	ret = rb_map_ctl(rb, cpu_off, ctl_len);
+	if (ret < 0)
 		goto err_free;
-	}
-	rb->ctl_len = ctl_len;
 
 	for (int i = 0; i < nr_cpus; i++) {
 		struct rb_cpu *cb = &rb->cpus[i];
 		uint64_t off = 0;
 
-		cb->shm = (struct rb_cpu_shm *)((unsigned char *)rb->hdr + cpu_off +
-						(size_t)i * sizeof(struct rb_cpu_shm));
 		ret = rb_new_region(rb, (uint32_t)order, &off);
 		if (ret < 0)
 			goto err_free;
 		ret = rb_cpu_map(rb, cb, (uint32_t)order, off);
 		if (ret < 0)
 			goto err_free;
-		cb->rpage = calloc(1, rb->page_size);
-		if (!cb->rpage) {
-			ret = -ENOMEM;
-			goto err_free;
-		}
 		/* Fresh memfd pages are zero: every commit count is 0, which is
 		 * "complete" for lap -1, and w = read_pos = page 0, offset 0. */
 		cb->shm->order = (uint32_t)order;
@@ -979,24 +993,11 @@ int evt_ring_buffer_map(int fd, struct evt_ring_buffer **rbp)
 		goto err_free;
 	}
 	rb->fd = dfd;
-	rb->hdr = mmap(NULL, ctl_len, PROT_READ | PROT_WRITE, MAP_SHARED, rb->fd, 0);
-	if (rb->hdr == MAP_FAILED) {
-		rb->hdr = NULL;
-		ret = -errno;
+	ret = rb_map_ctl(rb, hdr.cpu_off, ctl_len);
+	if (ret < 0)
 		goto err_free;
-	}
-	rb->ctl_len = ctl_len;
 	for (int i = 0; i < rb->nr_cpus; i++) {
-		struct rb_cpu *cb = &rb->cpus[i];
-
-		cb->shm = (struct rb_cpu_shm *)((unsigned char *)rb->hdr + hdr.cpu_off +
-						(size_t)i * sizeof(struct rb_cpu_shm));
-		cb->rpage = calloc(1, rb->page_size);
-		if (!cb->rpage) {
-			ret = -ENOMEM;
-			goto err_free;
-		}
-		ret = rb_cpu_refresh_layout(rb, cb);
+		ret = rb_cpu_refresh_layout(rb, &rb->cpus[i]);
 		if (ret == -EAGAIN)
 			ret = 0;	/* a resize is under way: the first read maps it */
 		if (ret < 0)
