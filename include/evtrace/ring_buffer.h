@@ -6,7 +6,7 @@
  * shared/seeds/ring-buffer.txt), each name kept under the evt_ prefix.
  * A buffer is a set of per-CPU rings of pages; each page starts with
  * the kernel's buffer_data_page header and holds events encoded as the
- * kernel encodes them (docs/ring-buffer.md has every byte).
+ * kernel encodes them (docs/format.md has every byte).
  *
  * Writers never block, never allocate, never make a system call and
  * never take a lock: a reservation is one compare-and-swap on the

@@ -11,7 +11,7 @@
 
 #include "compat/rseq.h"
 
-int evt_rseq_usable;
+int rseq_ops_usable;
 static pthread_once_t rseq_once = PTHREAD_ONCE_INIT;
 
 static void rseq_probe(void)
@@ -29,25 +29,25 @@ static void rseq_probe(void)
 	/* control operations need to restart other threads' sequences */
 	if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0) < 0)
 		return;
-	evt_rseq_usable = 1;
+	rseq_ops_usable = 1;
 #endif
 }
 
 /**
- * evt_rseq_init() - decide whether this process uses rseq operations.
+ * rseq_ops_init() - decide whether this process uses rseq operations.
  *
  * Set EVTRACE_RSEQ=0 in the environment to force the CAS fallback.
  *
  * Return: 1 if usable, 0 if not.
  */
-int evt_rseq_init(void)
+int rseq_ops_init(void)
 {
 	pthread_once(&rseq_once, rseq_probe);
-	return evt_rseq_usable;
+	return rseq_ops_usable;
 }
 
 /**
- * evt_rseq_fence() - restart every rseq critical section of this process.
+ * rseq_ops_fence() - restart every rseq critical section of this process.
  *
  * After it returns, no sequence that started before it is still running:
  * each has committed or will restart and re-read what it compares.
@@ -55,7 +55,7 @@ int evt_rseq_init(void)
  * Context: any thread; async-signal-safe (one system call).
  * Return: 0, or a negative errno.
  */
-int evt_rseq_fence(void)
+int rseq_ops_fence(void)
 {
 	if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ, 0, 0) < 0)
 		return -1;

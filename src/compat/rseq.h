@@ -48,11 +48,11 @@
 #define EVT_HAVE_RSEQ_OPS 0
 #endif
 
-/* Whether this process can use the operations (decided once, by evt_rseq_init()). */
-extern int evt_rseq_usable;
-int evt_rseq_init(void);
+/* Whether this process can use the operations (decided once, by rseq_ops_init()). */
+extern int rseq_ops_usable;
+int rseq_ops_init(void);
 /* Restart every rseq critical section of this process running right now. */
-int evt_rseq_fence(void);
+int rseq_ops_fence(void);
 
 #if EVT_HAVE_RSEQ_OPS
 
@@ -151,7 +151,7 @@ abort:
 	return -1;
 }
 
-/* The CPU this thread is on, from the rseq area (valid when evt_rseq_usable). */
+/* The CPU this thread is on, from the rseq area (valid when rseq_ops_usable). */
 static inline uint32_t evt_rseq_cpu(void)
 {
 	return __atomic_load_n(&evt_rseq_area()->cpu_id_start, __ATOMIC_RELAXED);

@@ -272,7 +272,7 @@ int evt_ring_buffer_alloc_opts(const struct evt_ring_buffer_opts *opts,
 	rb->overwrite = o.flags & EVT_RB_FL_OVERWRITE;
 	rb->clock = (uint32_t)o.clock;
 	/* rseq writers index CPU buffers by the CPU they run on: need one per CPU. */
-	rb->rseq = evt_rseq_init() && nr_cpus >= rb_possible_cpus();
+	rb->rseq = rseq_ops_init() && nr_cpus >= rb_possible_cpus();
 
 	ret = rb_memfd();
 	if (ret < 0)

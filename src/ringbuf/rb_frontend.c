@@ -454,7 +454,7 @@ int evt_ring_buffer_write(struct evt_ring_buffer *rb, unsigned long length, cons
  *
  * CAS mode: one locked CAS. rseq mode: a writer's sequence that compared
  * w before our CAS may still store after it, wiping the bit; so after the
- * CAS, restart every running sequence (evt_rseq_fence) and look again.
+ * CAS, restart every running sequence (rseq_ops_fence) and look again.
  * Once the bit is seen after a fence, no sequence can clear it: each
  * compares against a value without the bit.
  *
@@ -471,7 +471,7 @@ void rb_cpu_set_disabled(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint64_t
 			continue;
 		if (!rb->rseq)
 			break;
-		evt_rseq_fence();
+		rseq_ops_fence();
 		pair_load(&shm->w, &ts, &p);
 		if (ts & RB_TS_DISABLED)
 			break;
@@ -515,6 +515,8 @@ void rb_cpu_sync_disabled(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 
 void evt_ring_buffer_record_disable(struct evt_ring_buffer *rb)
 {
+	if (rb->mapped)
+		return;	/* a consumer's handle does not steer the owner's writers */
 	add_relaxed(&rb->disable_cnt, 1);
 	for (int cpu = 0; cpu < rb->nr_cpus; cpu++)
 		rb_cpu_sync_disabled(rb, &rb->cpus[cpu]);
@@ -522,6 +524,8 @@ void evt_ring_buffer_record_disable(struct evt_ring_buffer *rb)
 
 void evt_ring_buffer_record_enable(struct evt_ring_buffer *rb)
 {
+	if (rb->mapped)
+		return;	/* a consumer's handle does not steer the owner's writers */
 	sub_relaxed(&rb->disable_cnt, 1);
 	for (int cpu = 0; cpu < rb->nr_cpus; cpu++)
 		rb_cpu_sync_disabled(rb, &rb->cpus[cpu]);
@@ -529,7 +533,7 @@ void evt_ring_buffer_record_enable(struct evt_ring_buffer *rb)
 
 void evt_ring_buffer_record_disable_cpu(struct evt_ring_buffer *rb, int cpu)
 {
-	if (!rb_cpu_valid(rb, cpu))
+	if (!rb_cpu_valid(rb, cpu) || rb->mapped)
 		return;
 	add_relaxed(&rb->cpus[cpu].disable_cnt, 1);
 	rb_cpu_sync_disabled(rb, &rb->cpus[cpu]);
@@ -537,7 +541,7 @@ void evt_ring_buffer_record_disable_cpu(struct evt_ring_buffer *rb, int cpu)
 
 void evt_ring_buffer_record_enable_cpu(struct evt_ring_buffer *rb, int cpu)
 {
-	if (!rb_cpu_valid(rb, cpu))
+	if (!rb_cpu_valid(rb, cpu) || rb->mapped)
 		return;
 	sub_relaxed(&rb->cpus[cpu].disable_cnt, 1);
 	rb_cpu_sync_disabled(rb, &rb->cpus[cpu]);
