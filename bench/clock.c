@@ -41,6 +41,8 @@
 
 #include <evtrace/evtrace.h>
 
+#include "bench.h"
+
 #include "compat/compiler.h"
 #include "core/clock_internal.h"	/* the inline hot path, and the calibration to print */
 
@@ -208,22 +210,10 @@ static double counter_2t(void)
 
 static void print_machine(void)
 {
-	char model[128] = "?", line[256];
+	char model[128];
 	struct utsname u;
-	FILE *f;
 
-	f = fopen("/proc/cpuinfo", "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (colon && (!strncmp(line, "model name", 10) || !strncmp(line, "CPU part", 8))) {
-			snprintf(model, sizeof(model), "%s", colon + 2);
-			model[strcspn(model, "\n")] = '\0';
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
+	bench_cpu_model(model, sizeof(model));
 	uname(&u);
 	printf("evtrace %s clock benchmark\n", EVTRACE_VERSION);
 	printf("machine:     %s, %ld CPUs online, %s %s %s\n", model,

@@ -63,6 +63,8 @@
 
 #include <evtrace/evtrace.h>
 
+#include "bench.h"
+
 #include "compat/atomic.h"
 #include "compat/compiler.h"
 #include "ringbuf/rb_internal.h"	/* rb_event_size(), rb->rseq: read-only */
@@ -671,24 +673,11 @@ static void print_bench(const struct result *r)
 static void print_machine(void)
 {
 	struct evt_ring_buffer *rb;
-	char model[128] = "?";
+	char model[128];
 	struct utsname u;
-	char line[256];
-	FILE *f;
 	int ret;
 
-	f = fopen("/proc/cpuinfo", "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (colon && !strncmp(line, "model name", 10)) {
-			snprintf(model, sizeof(model), "%s", colon + 2);
-			model[strcspn(model, "\n")] = '\0';
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
+	bench_cpu_model(model, sizeof(model));
 	uname(&u);
 	printf("evtrace %s ring buffer benchmark\n", EVTRACE_VERSION);
 	printf("machine:   %s, %ld CPUs online (%d usable), %s %s %s\n", model,
