@@ -11,7 +11,13 @@
 #   llvm                           llvm-symbolizer: sanitizer reports with file:line
 #   binutils                       nm, for the exported-symbols check
 #   pkg-config                     to check the installed evtrace.pc
-DEB_PACKAGES="cmake make gcc g++ libc6-dev clang libclang-rt-14-dev llvm binutils pkg-config"
+#   liburcu-dev                    the library's one dependency (RCU for filters, instance lists)
+#   libfuse3-dev fuse3             the control file system (evtrace mount)
+#   man-db                         the man pages are rendered by man in make check
+#   trace-cmd libtraceevent-dev    test oracles only: trace.dat files and event formats are
+#                                  checked with them; nothing links them
+DEB_PACKAGES="cmake make gcc g++ libc6-dev clang libclang-rt-14-dev llvm binutils pkg-config
+	liburcu-dev libfuse3-dev fuse3 man-db trace-cmd libtraceevent-dev"
 
 if [ "${1:-}" = --list ]; then
 	echo "$DEB_PACKAGES"
