@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * evtrace - the command: `evtrace <verb> [args...]`, one cmd-<verb>.c per verb.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <evtrace/version.h>
+
+#include "evtrace-cmd.h"
+
+/* Declared here, defined in cmd-<verb>.c: keep both lists sorted. */
+
+static const struct evtrace_cmd commands[] = {
+	{ NULL, NULL, NULL },
+};
+
+void cmd_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("evtrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	const struct evtrace_cmd *c;
+
+	fprintf(f, "usage: evtrace <command> [arguments]\n\ncommands:\n");
+	for (c = commands; c->name; c++)
+		fprintf(f, "  %-12s %s\n", c->name, c->summary);
+	fprintf(f, "\n`evtrace <command> --help` for one command; evtrace(1) for all.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const struct evtrace_cmd *c;
+
+	if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("evtrace %s\n", EVTRACE_VERSION);
+		return 0;
+	}
+	for (c = commands; c->name; c++)
+		if (!strcmp(argv[1], c->name))
+			return c->run(argc - 1, argv + 1);
+	cmd_error("'%s' is not a command (evtrace help lists them)", argv[1]);
+	return 2;
+}
