@@ -367,11 +367,12 @@ static bool find_field(const struct parse_state *ps, const char *name, size_t le
 		{ "CPU", FT_CPU, 4, true },
 		{ "cpu", FT_CPU, 4, true },
 		{ "common_cpu", FT_CPU, 4, true },
-		{ "COMM", FT_COMM, sizeof(char *), false },
-		{ "comm", FT_COMM, sizeof(char *), false },
-		/* the kernel's stacktrace is for hist triggers: as a filter, a number at 0 */
-		{ "stacktrace", FT_STACKTRACE, sizeof(char *), false },
-		{ "STACKTRACE", FT_STACKTRACE, sizeof(char *), false },
+		/* sizes as the kernel has them: not a long, so no .function */
+		{ "COMM", FT_COMM, 16, false },
+		{ "comm", FT_COMM, 16, false },
+		/* the kernel's stacktrace is for hist triggers: as a filter, always false */
+		{ "stacktrace", FT_STACKTRACE, 0, false },
+		{ "STACKTRACE", FT_STACKTRACE, 0, false },
 	};
 
 	for (size_t i = 0; i < ps->nr_fields; i++) {

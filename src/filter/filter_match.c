@@ -55,6 +55,9 @@ static bool glob_match_n(const char *pat, const char *str, size_t n)
 			const char *class = pat + inverted;
 			unsigned char a = (unsigned char)*class++;
 
+			if (c == '\0')		/* nothing left to match a class */
+				return false;
+
 			/* Spans: a or a-b; the first span may start with ']'. */
 			do {
 				unsigned char b = a;
