@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Events (src/events, docs/events.md): what the generic rules of EvtTests.cmake do not know.
+#
+# - examples/events-basic.c includes its TRACE_EVENT() header through define_trace.h, which
+#   finds it on the include path (as the kernel's TRACE_INCLUDE_PATH).
+# - tests/unit/events-dso.c dlopen()s tests/dso/events-dso.c, a module with events of its own
+#   that resolves evt_* from the test program (linked with --export-dynamic), so both use the
+#   same registry.
+if(TARGET example-events-basic)
+	target_include_directories(example-events-basic PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/examples)
+endif()
+foreach(t unit-events-macros unit-events-format unit-events-print unit-events-enable
+	  unit-events-dso stress-events-torture bench-events fuzz-events-print)
+	if(TARGET ${t})
+		target_include_directories(${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests/dso)
+	endif()
+endforeach()
+if(TARGET unit-events-dso)
+	add_library(evt-test-dso MODULE ${CMAKE_CURRENT_SOURCE_DIR}/tests/dso/events-dso.c)
+	target_include_directories(evt-test-dso PRIVATE ${EVT_PUBLIC_INCLUDES}
+		${CMAKE_CURRENT_SOURCE_DIR}/tests/dso)
+	set_target_properties(evt-test-dso PROPERTIES OUTPUT_NAME events-dso PREFIX ""
+		LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/dso)
+	set_target_properties(unit-events-dso PROPERTIES ENABLE_EXPORTS ON)
+	add_dependencies(unit-events-dso evt-test-dso)
+	target_compile_definitions(unit-events-dso PRIVATE
+		EVT_TEST_DSO="$<TARGET_FILE:evt-test-dso>")
+endif()
