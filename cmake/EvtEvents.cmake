@@ -10,11 +10,18 @@
 if(TARGET example-events-basic)
 	target_include_directories(example-events-basic PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/examples)
 endif()
-foreach(t unit-events-macros unit-events-format unit-events-print unit-events-enable
-	  unit-events-dso stress-events-torture bench-events fuzz-events-print)
-	if(TARGET ${t})
-		target_include_directories(${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests/dso)
-	endif()
+# The events-* tests and bench/events include the TRACE_EVENT() headers of tests/dso.
+file(GLOB EVT_EVENTS_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/*/events-*.c
+	${CMAKE_CURRENT_SOURCE_DIR}/bench/events.c)
+foreach(src ${EVT_EVENTS_TESTS})
+	get_filename_component(name ${src} NAME_WE)
+	get_filename_component(dir ${src} DIRECTORY)
+	get_filename_component(dir ${dir} NAME)
+	foreach(t ${dir}-${name} bench-${name})
+		if(TARGET ${t})
+			target_include_directories(${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests/dso)
+		endif()
+	endforeach()
 endforeach()
 if(TARGET unit-events-dso)
 	add_library(evt-test-dso MODULE ${CMAKE_CURRENT_SOURCE_DIR}/tests/dso/events-dso.c)
