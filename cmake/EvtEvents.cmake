@@ -30,6 +30,10 @@ if(TARGET unit-events-dso)
 	set_target_properties(evt-test-dso PROPERTIES OUTPUT_NAME events-dso PREFIX ""
 		LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/dso)
 	set_target_properties(unit-events-dso PROPERTIES ENABLE_EXPORTS ON)
+	# What the module calls must be in the program even if the program does not call it.
+	target_link_options(unit-events-dso PRIVATE -Wl,--undefined=evt_trace_event_reserve
+		-Wl,--undefined=evt_trace_event_commit -Wl,--undefined=evt_event_register
+		-Wl,--undefined=evt_event_unregister)
 	add_dependencies(unit-events-dso evt-test-dso)
 	target_compile_definitions(unit-events-dso PRIVATE
 		EVT_TEST_DSO="$<TARGET_FILE:evt-test-dso>")
