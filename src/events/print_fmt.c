@@ -971,7 +971,7 @@ static struct val eval_field(const struct eval_ctx *c, const struct evt_field *f
 	size_t off = f->offset, size = f->size;
 
 	if (off > c->len)
-		return v_int(0, false);
+		return f->kind == EVT_FIELD_STRING ? v_str("", 0) : v_int(0, false);
 	if (f->kind == EVT_FIELD_STRING) {
 		if (size == 0 || off + size > c->len)	/* char buf[]: to the end of the record */
 			size = c->len - off;
