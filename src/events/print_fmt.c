@@ -1322,6 +1322,11 @@ static void print_conv(struct evt_seq *s, const struct seg *sg, int width, int p
 		break;
 	}
 	case 'c':
+		/* A NUL would end the text early: it prints as nothing (padding kept). */
+		if (!(unsigned char)x) {
+			evt_seq_printf(s, "%*s", width < 0 ? -width : width, "");
+			break;
+		}
 		build_spec(spec, sg, "", 'c', false);
 		evt_seq_printf(s, spec, width, (int)(unsigned char)x);
 		break;
