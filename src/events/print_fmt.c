@@ -247,7 +247,7 @@ static void next(struct parser *ps)
 		}
 		s[n] = '\0';
 		ps->text = s;
-		ps->tlen = n;
+		ps->tlen = strlen(s);	/* a C string ends at its first NUL ("\0", "\x") */
 		ps->kind = T_STR;
 	} else if (*p == '\'') {
 		int c;
