@@ -385,7 +385,7 @@ static void parse_cast_type(struct parser *ps, struct node *n)
 				size = 8, uns = true, explicit_size = true;
 			else if (!strcmp(w, "ssize_t"))
 				size = 8, explicit_size = true;
-			else if (w[0] == 'u' || (w[0] == '_' && w[2] == 'u'))
+			else if (w[0] == 'u' || (w[0] == '_' && w[1] == '_' && w[2] == 'u'))
 				uns = true;
 			if (strstr(w, "8") && !strstr(w, "16") && !strstr(w, "128"))
 				size = 1, explicit_size = true;
