@@ -40,7 +40,12 @@ struct writer_tls {
 	uint8_t comm_saved;
 };
 
-static __thread struct writer_tls wtls;
+/*
+ * initial-exec: one %fs-relative access instead of a __tls_get_addr() call in
+ * the shared library (the kernel of every call site). A library loaded with
+ * dlopen() takes these few bytes from glibc's surplus static TLS.
+ */
+static __thread struct writer_tls wtls __attribute__((tls_model("initial-exec")));
 static pid_t cached_tgid;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
@@ -132,7 +137,9 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 			continue;
 		if (unlikely(!ld_relaxed(&inst->tracing_on)))
 			continue;
-		if (unlikely(!instance_pid_allowed_rcu(inst, tid, tgid)))
+		/* Acquire: a published list is complete (pairs with rcu_publish). */
+		if (unlikely(rcu_deref(inst->pids) != NULL) &&
+		    !instance_pid_allowed_rcu(inst, tid, tgid))
 			continue;
 		rbe = evt_ring_buffer_lock_reserve(inst->rb, fb->len);
 		if (unlikely(!rbe))
