@@ -238,11 +238,11 @@ int evt_available_events(char *buf, size_t size);
 
 /**
  * evt_events_from_env() - enable the events listed in EVTRACE_EVENTS in the
- * top instance (comma-separated, set_event syntax: "sys:ev", "sys:*",
- * "ev", "!sys:ev"). Run by the library at start-up and for each library
- * that registers events later; call it again after changing the variable.
- * Return: number of events enabled, or a negative errno (-EINVAL for an
- * entry that matched nothing; the other entries are applied).
+ * top instance (comma-separated, set_event syntax: "sys:ev", "sys:*", "sys:",
+ * "*:*", a bare event or system name, "!..." to disable; for each event the
+ * last entry naming it decides). The library applies it to each event as it
+ * registers; call this after changing the variable.
+ * Return: the number of events this call enabled.
  */
 int evt_events_from_env(void);
 
