@@ -101,7 +101,7 @@ struct evt_trace_entry {
 	int32_t common_tgid;		/* process id */
 };
 
-#define EVT_TRACE_FLAG_IRQS_OFF		0x01	/* all signals blocked */
+#define EVT_TRACE_FLAG_IRQS_OFF		0x01	/* never set: no interrupts in user space */
 #define EVT_TRACE_FLAG_NEED_RESCHED	0x04	/* never set in user space */
 #define EVT_TRACE_FLAG_HARDIRQ		0x08	/* written from a signal handler */
 #define EVT_TRACE_FLAG_SOFTIRQ		0x10	/* never set in user space */
