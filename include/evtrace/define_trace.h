@@ -250,11 +250,12 @@
 		uint32_t __data_size;							\
 											\
 		__data_size = __evt_get_offsets_##call(&__data_offsets, args);		\
-		while ((__entry = (struct evt_raw_##call *)evt_trace_event_reserve(	\
-				&__fb, __def, sizeof(*__entry) + __data_size)) != NULL) { \
+		for (__entry = (struct evt_raw_##call *)evt_trace_event_reserve(	\
+			     &__fb, __def, sizeof(*__entry) + __data_size);		\
+		     __entry != NULL;							\
+		     __entry = (struct evt_raw_##call *)evt_trace_event_commit(&__fb)) {	\
 			tstruct								\
 			{ assign }							\
-			evt_trace_event_commit(&__fb);					\
 		}									\
 	}
 #define DEFINE_EVENT(template, call, proto, args)					\

@@ -164,9 +164,14 @@ void evt_event_unregister(struct evt_event_def *def);
 
 /*
  * struct evt_trace_event_buffer - state of one event being written, on the
- * writer's stack. Initialise with EVT_TRACE_EVENT_BUFFER_INIT, then
- * loop: entry = evt_trace_event_reserve(); fill; evt_trace_event_commit();
- * until reserve returns NULL (one iteration per instance recording the event).
+ * writer's stack:
+ *
+ *	for (rec = evt_trace_event_reserve(&fb, def, len); rec;
+ *	     rec = evt_trace_event_commit(&fb))
+ *		fill rec;
+ *
+ * one iteration per instance recording the event. The loop must run to its
+ * end (the thread is in an RCU read-side section until it does).
  */
 struct evt_trace_event_buffer {
 	void *entry;			/* the record being written */
@@ -180,8 +185,8 @@ struct evt_trace_event_buffer {
 #define EVT_TRACE_EVENT_BUFFER_INIT	{ 0, 0, 0, 0, 0, 0 }
 
 /**
- * evt_trace_event_reserve() - reserve the record for the next instance.
- * @fb:  the buffer state (EVT_TRACE_EVENT_BUFFER_INIT the first time).
+ * evt_trace_event_reserve() - reserve the record in the first instance.
+ * @fb:  the write's state (EVT_TRACE_EVENT_BUFFER_INIT or uninitialised).
  * @def: the event.
  * @len: bytes of the whole record (common fields, fixed part, dynamic data).
  *
@@ -194,9 +199,11 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 
 /**
  * evt_trace_event_commit() - run the instance's filter on the record and
- * commit it, or discard it if the filter rejects it.
+ * commit it, or discard it if the filter rejects it; then reserve the record
+ * in the next instance.
+ * Return: the next record, or NULL when no instance is left.
  */
-void evt_trace_event_commit(struct evt_trace_event_buffer *fb);
+void *evt_trace_event_commit(struct evt_trace_event_buffer *fb);
 
 /* --- the registry --------------------------------------------------------------- */
 
