@@ -71,7 +71,8 @@ static void check_arrays(const void *rec, unsigned int len, void *arg)
 	}
 	loc = e->__data_loc_bytes;
 	T_ASSERT_EQ(evt_data_loc_len(loc), 2);
-	T_ASSERT(base[evt_data_loc_offset(loc)] == 0xab && base[evt_data_loc_offset(loc) + 1] == 0xcd);
+	T_ASSERT(base[evt_data_loc_offset(loc)] == 0xab);
+	T_ASSERT(base[evt_data_loc_offset(loc) + 1] == 0xcd);
 	T_ASSERT(len >= (unsigned int)evt_data_loc_offset(loc) + 2);
 	arrays_seen++;
 }
@@ -163,7 +164,8 @@ int main(void)
 		T_ASSERT(evt_event_id(__evt_def_evclass_read.event) !=
 			 evt_event_id(__evt_def_evclass_write.event));
 		evt_event_format_text("evclass", "evclass_write", fmt, sizeof(fmt));
-		T_ASSERT(strstr(fmt, "\tfield:unsigned long len;\toffset:16;\tsize:8;\tsigned:0;\n"));
+		T_ASSERT(strstr(fmt, "\tfield:unsigned long len;\toffset:16;\tsize:8;"
+				     "\tsigned:0;\n"));
 		T_ASSERT(strstr(fmt, "print fmt: \"fd=%d len=%lu what=%s\", REC->fd, REC->len, "
 				     "__get_str(what)\n"));
 	}

@@ -36,7 +36,8 @@ static void check_line(const char *line, const char *comm, const char *body)
 	int ok;
 
 	/* "%16s-%-7d [%03d] %5s %5lu.%06lu: " then the body */
-	snprintf(pat, sizeof(pat), "^ *%s-%d +\\[[0-9]{3}\\] \\.\\.\\.\\.\\. +[0-9]+\\.[0-9]{6}: %s$",
+	snprintf(pat, sizeof(pat),
+		 "^ *%s-%d +\\[[0-9]{3}\\] \\.\\.\\.\\.\\. +[0-9]+\\.[0-9]{6}: %s$",
 		 comm, (int)syscall(SYS_gettid), body);
 	T_ASSERT(regcomp(&re, pat, REG_EXTENDED | REG_NEWLINE) == 0);
 	ok = regexec(&re, line, 0, NULL, 0) == 0;
@@ -192,7 +193,8 @@ int main(void)
 	{
 		regex_t re;
 
-		T_ASSERT(regcomp(&re, "\\] \\.\\.\\.\\.\\. +[0-9]+: evtest_seq", REG_EXTENDED) == 0);
+		T_ASSERT(regcomp(&re, "\\] \\.\\.\\.\\.\\. +[0-9]+: evtest_seq",
+				 REG_EXTENDED) == 0);
 		T_ASSERT(regexec(&re, t, 0, NULL, 0) == 0);
 		regfree(&re);
 	}
