@@ -54,6 +54,7 @@ static void events_init_once(void)
 	 * The top instance (its buffers, the clock's calibration) is created at
 	 * first use, not here: a program whose events are never enabled pays nothing.
 	 */
+	writer_init();
 	event_lock();
 	ev = event_new_builtin("ftrace", "print", print_fields, ARRAY_SIZE(print_fields),
 			       "\"%ps: %s\", (void *)REC->ip, REC->buf", 20);

@@ -185,6 +185,9 @@ extern struct evt_event *event_print;
 /* EVTRACE_EVENTS applied to one new event (top instance). */
 void events_env_apply_locked(struct evt_event *ev);
 
+/* The writer's fork handler (events_init() installs it). */
+void writer_init(void);
+
 /* The writer's thread identity (cached; reset in a fork child). */
 pid_t event_current_tid(void);
 pid_t event_current_tgid(void);

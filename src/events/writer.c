@@ -48,7 +48,6 @@ struct writer_tls {
  */
 static __thread struct writer_tls wtls __attribute__((tls_model("initial-exec")));
 static pid_t cached_tgid;
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static void writer_atfork_child(void)
 {
@@ -58,14 +57,15 @@ static void writer_atfork_child(void)
 	cached_tgid = 0;
 }
 
-static void writer_atfork_init(void)
+/* From events_init(), never from a writer: pthread_atfork() is not async-signal-safe. */
+void writer_init(void)
 {
 	pthread_atfork(NULL, NULL, writer_atfork_child);
 }
 
 static __attribute__((noinline)) pid_t writer_tid_slow(void)
 {
-	pthread_once(&atfork_once, writer_atfork_init);
+	/* gettid(2): async-signal-safe, once per thread */
 	wtls.tid = (pid_t)syscall(SYS_gettid);
 	return wtls.tid;
 }
