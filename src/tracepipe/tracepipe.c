@@ -439,6 +439,12 @@ static int tp_collect(struct evt_tracepipe_channel *chan)
 			unsigned char *page;
 			uint32_t size;
 
+			/*
+			 * Not yet available: the slot still holds page seq - npages, in the
+			 * pipe (vmsplice) - its counters say complete, but it is not this page.
+			 */
+			if (seq >= ld_relaxed(&c->avail))
+				break;
 			/* Acquire: pairs with each commit's release; the page's bytes are in. */
 			if (ld_acquire(&s->commit) + ld_acquire(&s->rcommit) != TP_PSZ)
 				break;
