@@ -215,6 +215,7 @@ static void round_run(const char *dir, unsigned int flags, double seconds, int n
 	T_ASSERT_OK(evt_tracepipe_create_channel_opts("torture", &o, &chan));
 	if (pipe(ctl))
 		t_fail("pipe");
+	fflush(stdout);	/* or the child prints our buffer again */
 	pid = fork();
 	if (pid == 0) {
 		close(ctl[1]);
