@@ -256,6 +256,13 @@ static int relay_open_next(struct rchan *c, struct rbuf *b, uint64_t cur_slot, i
 	if (!ok && ask)
 		goto refuse;
 	reserve = b->start_reserve < b->size ? b->start_reserve : b->size;
+	st_relaxed(&shm->opened, produced);
+	/*
+	 * Full barrier: a consumer that sees any byte written into the slot from
+	 * now on sees opened too (it re-reads opened after copying, to tell an
+	 * overwritten copy from a good one).
+	 */
+	fence_seq_cst();
 	st_relaxed(&shm->sb[slot].commit, reserve);
 	st_relaxed(&shm->sb[slot].len, 0);
 	/*
@@ -544,6 +551,7 @@ static void rbuf_reset(struct rchan *c, struct rbuf *b)
 		st_relaxed(&shm->sb[i].len, 0);
 	}
 	st_relaxed(&shm->produced, 0);
+	st_relaxed(&shm->opened, 0);
 	st_relaxed(&shm->consumed, 0);
 	st_relaxed(&shm->bytes_consumed, 0);
 	st_relaxed(&shm->dropped, 0);

@@ -82,6 +82,7 @@ struct relay_shm {
 	/* the writer's line */
 	uint64_t wstate __attribute__((aligned(64)));
 	uint64_t produced;	/* finished sub-buffers (release, by the switcher) */
+	uint64_t opened;	/* number of the sub-buffer opened last: its slot's older data is gone */
 	uint64_t dropped;	/* messages refused: buffer full */
 	uint64_t toobig;	/* messages larger than a sub-buffer */
 	uint32_t wake;		/* futex: bumped at every sub-buffer boundary and at close */

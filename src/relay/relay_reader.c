@@ -18,8 +18,8 @@
  * pending (see relay_internal.h).
  *
  * Overwrite mode: a sub-buffer may be reused while it is copied. After a
- * copy the reader checks that produced has not reached the sub-buffer's
- * number + n_subbufs (the writer reopens its slot only after that); if
+ * copy the reader checks that opened has not reached the sub-buffer's
+ * number + n_subbufs (the writer opening that one reuses the slot); if
  * it has, the copy is discarded and the sub-buffers skipped are counted
  * as lost. Splice cannot take bytes back: there the check only counts.
  */
@@ -180,6 +180,7 @@ static int rd_locate(struct evt_relay_reader *r, struct rd_pos *p)
 
 	for (int tries = 0; tries < 8; tries++) {
 		/* Acquire: the len of every finished sub-buffer is visible. */
+		uint64_t O = ld_acquire(&shm->opened);
 		uint64_t P = ld_acquire(&shm->produced);
 		uint64_t C = ld_acquire(&shm->consumed);
 		uint64_t B = ld_relaxed(&shm->bytes_consumed);
@@ -190,8 +191,10 @@ static int rd_locate(struct evt_relay_reader *r, struct rd_pos *p)
 				st_relaxed(&shm->bytes_consumed, 0);
 			continue;
 		}
-		if (P - C >= r->n) {	/* overwritten: skip to the oldest intact sub-buffer */
-			uint64_t nc = P - r->n + 1;
+		if (O > P + 1)
+			return -EBADMSG;
+		if (O >= C + r->n) {	/* overwritten: skip to the oldest intact sub-buffer */
+			uint64_t nc = O - r->n + 1;
 
 			if (cas_acq_rel(&shm->consumed, &C, nc)) {
 				st_relaxed(&shm->bytes_consumed, 0);
@@ -252,7 +255,7 @@ static int rd_overwritten(struct evt_relay_reader *r, uint64_t c)
 {
 	/* Acquire fence: the copy's loads are done before produced is read again. */
 	fence_acquire();
-	return ld_acquire(&r->shm->produced) - c >= r->n;
+	return ld_acquire(&r->shm->opened) >= c + r->n;
 }
 
 /* @k bytes of @p were taken: move the read position, consume a finished sub-buffer. */
@@ -470,15 +473,16 @@ int evt_relay_reader_subbufs_consumed(struct evt_relay_reader *r, size_t consume
 int evt_relay_reader_rewind(struct evt_relay_reader *r)
 {
 	struct relay_shm *shm;
-	uint64_t old, P, nv;
+	uint64_t old, O, nv;
 
 	if (!r)
 		return -EINVAL;
 	shm = r->shm;
 	old = ld_relaxed(&shm->consumed);
 	do {
-		P = ld_acquire(&shm->produced);
-		nv = P >= r->n ? P - r->n + 1 : 0;
+		/* The oldest sub-buffer whose slot was not reopened since. */
+		O = ld_acquire(&shm->opened);
+		nv = O >= r->n ? O - r->n + 1 : 0;
 	} while (!cas_acq_rel(&shm->consumed, &old, nv));
 	st_relaxed(&shm->bytes_consumed, 0);
 	return 0;
