@@ -56,7 +56,8 @@ struct rbuf {
 	uint64_t prev_slot;
 	size_t prev_padding;
 	int has_prev;
-	unsigned int seen_maps;
+	uint32_t seen_maps;
+	uint32_t seen_unmaps;
 } __attribute__((aligned(64)));
 
 struct rchan {
@@ -211,18 +212,24 @@ static void unlock_switch(struct rbuf *b)
 	st_release(&b->lock, 0);
 }
 
-/* Tell the client about consumers' mappings that came or went (under the lock). */
+/*
+ * Tell the client about consumers' mappings that came or went (under the
+ * lock): one call per evt_relay_reader_mmap() and per unmap since the last
+ * look, at most 64 of each (the counters come from shared memory).
+ */
 static void relay_deliver_maps(struct rchan *c, struct rbuf *b)
 {
+	uint32_t m = ld_relaxed(&b->shm->map_events), u = ld_relaxed(&b->shm->unmap_events);
 	unsigned int maps = ld_relaxed(&b->shm->maps);
 
-	if (maps == b->seen_maps)
-		return;
-	if (maps > b->seen_maps && c->cb.buf_mapped)
-		c->cb.buf_mapped(&b->pub, maps);
-	else if (maps < b->seen_maps && c->cb.buf_unmapped)
-		c->cb.buf_unmapped(&b->pub, maps);
-	b->seen_maps = maps;
+	for (int i = 0; b->seen_maps != m && i < 64; i++, b->seen_maps++)
+		if (c->cb.buf_mapped)
+			c->cb.buf_mapped(&b->pub, maps);
+	for (int i = 0; b->seen_unmaps != u && i < 64; i++, b->seen_unmaps++)
+		if (c->cb.buf_unmapped)
+			c->cb.buf_unmapped(&b->pub, maps);
+	b->seen_maps = m;
+	b->seen_unmaps = u;
 }
 
 static int default_subbuf_start(struct evt_rchan_buf *buf, void *subbuf, void *prev_subbuf,

@@ -94,6 +94,8 @@ struct relay_shm {
 	uint32_t waiters;		/* consumers sleeping on wake */
 	uint32_t maps;			/* consumers holding a mapping */
 	uint32_t refs;			/* holders: the writer and each consumer */
+	uint32_t map_events;		/* evt_relay_reader_mmap() calls, ever */
+	uint32_t unmap_events;		/* unmaps (at the reader's close), ever */
 	uint32_t pad1;
 
 	struct relay_sb sb[] __attribute__((aligned(64)));

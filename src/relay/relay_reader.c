@@ -159,8 +159,10 @@ int evt_relay_reader_close(struct evt_relay_reader *r)
 
 	if (!r)
 		return -EINVAL;
-	if (r->mapped)
+	if (r->mapped) {
 		sub_relaxed(&r->shm->maps, 1);
+		add_relaxed(&r->shm->unmap_events, 1);
+	}
 	/* Release: our reads are done before anyone sees the reference go. */
 	old = __atomic_fetch_sub(&r->shm->refs, 1, __ATOMIC_ACQ_REL);
 	munmap((void *)r->data, r->size * r->n);
@@ -427,6 +429,7 @@ int evt_relay_reader_mmap(struct evt_relay_reader *r, const void **addr, size_t 
 	if (!r->mapped) {
 		r->mapped = 1;
 		add_relaxed(&r->shm->maps, 1);
+		add_relaxed(&r->shm->map_events, 1);
 	}
 	*addr = r->data;
 	*len = r->size * r->n;
