@@ -778,3 +778,21 @@ void evt_relay_close(struct evt_rchan *chan)
 	if (chan)
 		rchan_free(to_rchan(chan));
 }
+
+uint64_t relay_chan_dropped(struct evt_rchan *chan)
+{
+	struct rchan *c = to_rchan(chan);
+	uint64_t sum = 0;
+
+	for (unsigned int i = 0; c && i < c->pub.nr_bufs; i++)
+		sum += ld_relaxed(&c->bufs[i]->shm->dropped);
+	return sum;
+}
+
+void relay_chan_rewind(struct evt_rchan *chan)
+{
+	struct rchan *c = to_rchan(chan);
+
+	for (unsigned int i = 0; c && i < c->pub.nr_bufs; i++)
+		relay_shm_rewind(c->bufs[i]->shm, c->pub.n_subbufs);
+}

@@ -117,4 +117,12 @@ static inline uint64_t relay_hdr_size(uint64_t n_subbufs)
  */
 int relay_shm_check(const struct relay_shm *shm, uint64_t file_size);
 
+struct evt_rchan;
+
+/* For GTSC: the sum of every buffer's dropped count, and a rewind of every buffer. */
+uint64_t relay_chan_dropped(struct evt_rchan *chan);
+void relay_chan_rewind(struct evt_rchan *chan);
+/* Rewind one buffer: the next read starts at the oldest sub-buffer still intact. */
+void relay_shm_rewind(struct relay_shm *shm, uint64_t n_subbufs);
+
 #endif /* EVT_RELAY_INTERNAL_H */

@@ -473,21 +473,23 @@ int evt_relay_reader_subbufs_consumed(struct evt_relay_reader *r, size_t consume
 	return 0;
 }
 
-int evt_relay_reader_rewind(struct evt_relay_reader *r)
+void relay_shm_rewind(struct relay_shm *shm, uint64_t n)
 {
-	struct relay_shm *shm;
-	uint64_t old, O, nv;
+	uint64_t old = ld_relaxed(&shm->consumed), O, nv;
 
-	if (!r)
-		return -EINVAL;
-	shm = r->shm;
-	old = ld_relaxed(&shm->consumed);
 	do {
 		/* The oldest sub-buffer whose slot was not reopened since. */
 		O = ld_acquire(&shm->opened);
-		nv = O >= r->n ? O - r->n + 1 : 0;
+		nv = O >= n ? O - n + 1 : 0;
 	} while (!cas_acq_rel(&shm->consumed, &old, nv));
 	st_relaxed(&shm->bytes_consumed, 0);
+}
+
+int evt_relay_reader_rewind(struct evt_relay_reader *r)
+{
+	if (!r)
+		return -EINVAL;
+	relay_shm_rewind(r->shm, r->n);
 	return 0;
 }
 
