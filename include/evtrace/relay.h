@@ -196,7 +196,8 @@ struct evt_relay_info {
  *           Returns the count; -EAGAIN when nothing is ready but the writer is alive;
  *           0 at end of file (the channel was closed and everything was read);
  *           -EBADMSG when the shared header is corrupt.
- * splice:   the same, but the bytes go to @out_fd by sendfile(2) from the buffer's memfd.
+ * splice:   the same, but the bytes go to @out_fd (a file, pipe or socket), written from the
+ *           mapping with no staging copy; -EAGAIN from a full non-blocking @out_fd.
  * poll:     wait up to @timeout_ms (-1: forever) until a finished sub-buffer is unread:
  *           POLLIN | POLLRDNORM, plus POLLHUP once the channel is closed; 0 on timeout.
  * mmap:     the whole buffer (n_subbufs * subbuf_size bytes, read-only); the mapping lives

@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -338,16 +337,23 @@ ssize_t evt_relay_reader_read(struct evt_relay_reader *r, void *dst, size_t len)
 	return rd_transfer(r, len, copy_mem, dst, 1);
 }
 
+/*
+ * To a descriptor: write(2) straight from the read-only mapping, one copy.
+ * Not splice(2)/sendfile(2): into a pipe they hand over references to the
+ * memfd's pages, which the writer refills once the sub-buffer is consumed
+ * (the kernel's relay consumes at pipe-buffer release; we cannot), and
+ * from a memfd they are slower than this copy (docs/relay.md).
+ */
 static int copy_fd(struct evt_relay_reader *r, const struct rd_pos *p, uint64_t k, void *arg,
 		   size_t done)
 {
+	const char *src = r->data + p->slot * r->size + p->b;
 	int out = *(int *)arg;
-	off_t off = (off_t)(r->hdr_size + p->slot * r->size + p->b);
 	uint64_t sent = 0;
 
 	(void)done;
 	while (sent < k) {
-		ssize_t n = sendfile(out, r->fd, &off, k - sent);
+		ssize_t n = write(out, src + sent, k - sent);
 
 		if (n < 0) {
 			if (errno == EINTR)
