@@ -228,7 +228,12 @@ static int consumer(int nbufs)
 				progress = 1;
 			} else if (n == 0) {
 				/* end of file only once nothing is left: check with a read */
-				if (evt_relay_reader_read(r[i], buf, sizeof(buf)) == 0) {
+				ssize_t m = evt_relay_reader_read(r[i], buf, sizeof(buf));
+
+				if (m > 0) {
+					feed(st, buf, (size_t)m);
+					res->by_read += (uint64_t)m;
+				} else if (m == 0) {
 					struct evt_relay_info info;
 
 					evt_relay_reader_info(r[i], &info);

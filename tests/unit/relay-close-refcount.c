@@ -55,7 +55,7 @@ static int consumer(void *arg)
 	T_ASSERT_EQ(n, 0);
 	T_ASSERT_EQ(total, 50 * RSZ);
 	for (int i = 0; i < 50; i++)
-		T_ASSERT_EQ(((struct rec *)(buf + i * RSZ))->seq, i);
+		T_ASSERT_EQ(rec_seq(buf + i * RSZ), i);
 	T_ASSERT_EQ(evt_relay_reader_close(r), 1);
 	return T_PASS;
 }

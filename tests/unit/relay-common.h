@@ -32,25 +32,39 @@ struct rec {
 
 static inline void rec_fill(void *buf, uint32_t seq, uint32_t len, uint32_t writer)
 {
-	struct rec *r = buf;
+	struct rec r = { .magic = REC_MAGIC, .seq = seq, .len = len, .writer = writer };
 
-	r->magic = REC_MAGIC;
-	r->seq = seq;
-	r->len = len;
-	r->writer = writer;
-	for (uint32_t i = sizeof(*r); i < len; i++)
+	memcpy(buf, &r, sizeof(r));
+	for (uint32_t i = sizeof(r); i < len; i++)
 		((unsigned char *)buf)[i] = (unsigned char)(seq + i);
+}
+
+/* The header of the record at @buf, which may be unaligned. */
+static inline struct rec rec_head(const void *buf)
+{
+	struct rec r;
+
+	memcpy(&r, buf, sizeof(r));
+	return r;
+}
+
+static inline uint32_t rec_seq(const void *buf)
+{
+	return rec_head(buf).seq;
 }
 
 /* 1 if the record at @buf (at most @avail bytes) is whole and right. */
 static inline int rec_check(const void *buf, size_t avail)
 {
-	const struct rec *r = buf;
+	struct rec r;
 
-	if (avail < sizeof(*r) || r->magic != REC_MAGIC || r->len < sizeof(*r) || r->len > avail)
+	if (avail < sizeof(r))
 		return 0;
-	for (uint32_t i = sizeof(*r); i < r->len; i++)
-		if (((const unsigned char *)buf)[i] != (unsigned char)(r->seq + i))
+	r = rec_head(buf);
+	if (r.magic != REC_MAGIC || r.len < sizeof(r) || r.len > avail)
+		return 0;
+	for (uint32_t i = sizeof(r); i < r.len; i++)
+		if (((const unsigned char *)buf)[i] != (unsigned char)(r.seq + i))
 			return 0;
 	return 1;
 }

@@ -64,7 +64,7 @@ static int consumer(void *arg)
 		T_ASSERT_EQ(pad, SBSZ - sl);	/* the callback's header = the library's padding */
 		for (size_t at = 4; at < sl; at += RSZ) {
 			T_ASSERT(rec_check(sb + at, sl - at));
-			T_ASSERT_EQ(((const struct rec *)(sb + at))->seq, expect);
+			T_ASSERT_EQ(rec_seq(sb + at), expect);
 			expect++;
 		}
 		T_ASSERT_OK(evt_relay_reader_subbufs_consumed(r, 1));

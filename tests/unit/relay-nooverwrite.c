@@ -33,10 +33,11 @@ static int consumer(void *arg)
 	T_ASSERT_EQ(n, -EAGAIN);	/* the writer is alive: nothing now */
 	T_ASSERT_EQ(total, (ssize_t)e->count * RSZ);
 	for (uint32_t i = 0; i < e->count; i++) {
-		struct rec *rc = (struct rec *)(buf + i * RSZ);
+		struct rec hd = rec_head(buf + i * RSZ);
+		const char *rc = buf + i * RSZ;
 
 		T_ASSERT(rec_check(rc, RSZ));
-		T_ASSERT_EQ(rc->seq, e->first + i);
+		T_ASSERT_EQ(hd.seq, e->first + i);
 	}
 	T_ASSERT_EQ(evt_relay_reader_close(r), 0);
 	return T_PASS;

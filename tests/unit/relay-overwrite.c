@@ -49,13 +49,14 @@ static int consumer(void *arg)
 		if (end > total)
 			end = total;	/* the current sub-buffer: its padding is not known yet */
 		while (at < end) {
-			struct rec *rc = (struct rec *)(buf + at);
+			struct rec hd = rec_head(buf + at);
+			const char *rc = buf + at;
 
 			T_ASSERT(rec_check(rc, (size_t)(end - at)));
 			if (!first)
-				T_ASSERT_EQ(rc->seq, prev + 1);
+				T_ASSERT_EQ(hd.seq, prev + 1);
 			first = 0;
-			prev = rc->seq;
+			prev = hd.seq;
 			at += RSZ;
 			recs++;
 		}

@@ -45,11 +45,12 @@ static int consumer(void *arg)
 			total += n;
 		T_ASSERT_EQ(total, PER * RSZ);
 		for (int i = 0; i < PER; i++) {
-			struct rec *rc = (struct rec *)(buf + i * RSZ);
+			struct rec hd = rec_head(buf + i * RSZ);
+			const char *rc = buf + i * RSZ;
 
 			T_ASSERT(rec_check(rc, RSZ));
-			T_ASSERT_EQ(rc->writer, cpu);
-			T_ASSERT_EQ(rc->seq, i);
+			T_ASSERT_EQ(hd.writer, cpu);
+			T_ASSERT_EQ(hd.seq, i);
 		}
 		evt_relay_reader_close(r);
 	}

@@ -44,7 +44,7 @@ static int consumer(void *arg)
 		total += n;
 	T_ASSERT_EQ(total, 3 * RSZ);
 	for (int i = 0; i < 3; i++)
-		T_ASSERT_EQ(((struct rec *)(buf + i * RSZ))->seq, 1000 + i);
+		T_ASSERT_EQ(rec_seq(buf + i * RSZ), 1000 + i);
 	evt_relay_reader_close(r);
 	return T_PASS;
 }
