@@ -72,6 +72,12 @@ struct evt_tracepipe_opts {
 
 /* Hand full pages to the pipe with vmsplice() instead of write() (see docs/tracepipe.md). */
 #define EVT_TRACEPIPE_VMSPLICE		0x1u
+/*
+ * Wrap: when a CPU runs out of pages because the reader is slow, throw away its oldest pages
+ * waiting for the pipe (their events count as missed) instead of the new events. Not with
+ * EVT_TRACEPIPE_VMSPLICE.
+ */
+#define EVT_TRACEPIPE_WRAP		0x2u
 
 struct evt_tracepipe_channel;
 

@@ -88,6 +88,7 @@ struct tp_qent {
 	uint32_t cpu;
 	uint32_t size;		/* bytes to send */
 	uint32_t sent;		/* bytes sent so far */
+	uint32_t dropped;	/* wrap: thrown away unsent, already recycled (size 0) */
 	uint64_t seq;
 	uint64_t end;		/* pipe position after its last byte (vmsplice recycling) */
 };
@@ -216,6 +217,10 @@ tp_reserve_slow(struct evt_tracepipe_channel *chan, struct tp_cpu *c, unsigned i
 		if (ld_relaxed(&c->w.lo) != pos)
 			return (unsigned char *)1;
 		add_relaxed(&c->missed, 1);	/* the flusher sums it; no order needed */
+		/* Wrap: the flusher frees pages by dropping old ones; make sure it is awake. */
+		if (unlikely(chan->flags & EVT_TRACEPIPE_WRAP) && ld_relaxed(&chan->sleeping) &&
+		    xchg_acq_rel(&chan->sleeping, 0))
+			tp_wake_flusher(chan);
 		*err = -ENOBUFS;
 		return NULL;
 	}
@@ -459,7 +464,7 @@ static int tp_collect(struct evt_tracepipe_channel *chan)
 			if (size < EVT_TRACEPIPE_PAGE_HDR || size > TP_PSZ)
 				size = EVT_TRACEPIPE_PAGE_HDR;	/* cannot happen; keep the stream sane */
 			chan->q[chan->qtail % chan->qcap] = (struct tp_qent){
-				.cpu = i, .size = size, .sent = 0, .seq = seq, .end = 0 };
+				.cpu = i, .size = size, .seq = seq };
 			chan->qtail++;
 		}
 	}
@@ -476,7 +481,14 @@ static int tp_send(struct evt_tracepipe_channel *chan, int wfd)
 		ssize_t n;
 		int cnt = 0;
 
-		for (; i < chan->qtail && cnt < TP_IOV; i++, cnt++) {
+		/*
+		 * Wrap mode: one page per write(), at most PIPE_BUF bytes, so each is
+		 * all or nothing (O_NONBLOCK) and no page is ever half in the pipe: a
+		 * page not yet sent can always be thrown away.
+		 */
+		int max = chan->flags & EVT_TRACEPIPE_WRAP ? 1 : TP_IOV;
+
+		for (; i < chan->qtail && cnt < max; i++, cnt++) {
 			struct tp_qent *e = &chan->q[i % chan->qcap];
 			struct tp_cpu *c = &chan->cpus[e->cpu];
 			unsigned char *page = c->pages + ((e->seq & (chan->npages - 1)) << TP_PSHIFT);
@@ -496,17 +508,21 @@ static int tp_send(struct evt_tracepipe_channel *chan, int wfd)
 			return -EPIPE;	/* EPIPE, or anything else: treat the reader as gone */
 		}
 		chan->pipe_pos += (uint64_t)n;
-		while (n > 0) {
+		/* Entries done (dropped ones have size 0: done at once), then the bytes sent. */
+		while (chan->qsend < chan->qtail) {
 			struct tp_qent *e = &chan->q[chan->qsend % chan->qcap];
 			uint32_t left = e->size - e->sent;
 			uint32_t take = (uint64_t)n < left ? (uint32_t)n : left;
 
-			e->sent += take;
-			n -= take;
-			if (e->sent == e->size) {
+			if (!left) {
 				e->end = chan->pipe_pos - (uint64_t)n;
 				chan->qsend++;
+				continue;
 			}
+			if (!n)
+				break;
+			e->sent += take;
+			n -= take;
 		}
 	}
 	return 0;
@@ -529,8 +545,51 @@ static void tp_reclaim(struct evt_tracepipe_channel *chan, int wfd)
 
 		if (e->end > consumed)
 			break;
-		tp_recycle(chan, &chan->cpus[e->cpu], e->seq);
+		if (!e->dropped)
+			tp_recycle(chan, &chan->cpus[e->cpu], e->seq);
 		chan->qhead++;
+	}
+}
+
+/*
+ * Wrap mode: a CPU with at most one free page left gets its oldest page
+ * thrown away, if nothing of it is in the pipe yet, and the page's
+ * records are counted as missed. It must be the oldest page of the CPU
+ * not yet recycled (a partly sent one stops us): recycling publishes
+ * avail = seq + npages + 1, which frees every older slot too.
+ */
+static void tp_wrap(struct evt_tracepipe_channel *chan)
+{
+	for (unsigned int i = 0; i < chan->nr_cpus; i++) {
+		struct tp_cpu *c = &chan->cpus[i];
+		uint64_t pos = ld_relaxed(&c->w.lo);
+		uint64_t next = TP_SEQ(pos) + (TP_OFF(pos) ? 1 : 0);
+		struct evt_tracepipe_page pg;
+		struct evt_tracepipe_record rec;
+		struct tp_qent *e = NULL;
+		uint64_t records = 0;
+
+		if (ld_relaxed(&c->avail) > next + 1)
+			continue;
+		/* The CPU's oldest page not recycled yet, if nothing of it is in the pipe. */
+		for (uint64_t k = chan->qhead; k < chan->qtail; k++) {
+			struct tp_qent *x = &chan->q[k % chan->qcap];
+
+			if (x->cpu == i && !x->dropped) {
+				e = x;
+				break;
+			}
+		}
+		if (!e || e->sent)
+			continue;
+		if (evt_tracepipe_page_parse(c->pages + ((e->seq & (chan->npages - 1)) << TP_PSHIFT),
+					     e->size, &pg) > 0)
+			while (evt_tracepipe_record_next(&pg, &rec) == 1)
+				records++;
+		add_relaxed(&c->missed, records);
+		e->dropped = 1;
+		e->size = 0;
+		tp_recycle(chan, c, e->seq);
 	}
 }
 
@@ -608,7 +667,8 @@ static void tp_detach(struct evt_tracepipe_channel *chan)
 	while (chan->qhead < chan->qtail) {
 		struct tp_qent *e = &chan->q[chan->qhead % chan->qcap];
 
-		tp_recycle(chan, &chan->cpus[e->cpu], e->seq);
+		if (!e->dropped)
+			tp_recycle(chan, &chan->cpus[e->cpu], e->seq);
 		chan->qhead++;
 	}
 	chan->qsend = chan->qhead;
@@ -705,6 +765,8 @@ static void *tp_flusher(void *arg)
 			continue;
 		}
 		tp_reclaim(chan, chan->wfd);
+		if (chan->flags & EVT_TRACEPIPE_WRAP)
+			tp_wrap(chan);
 		tp_flush_step(chan);
 		tp_show_missed(chan, 0);
 
@@ -722,6 +784,9 @@ static void *tp_flusher(void *arg)
 		pfd[1].events = POLLIN;
 		if (ret == -EAGAIN) {
 			timeout = 50;
+			/* Wrap: writers out of pages wake us to drop old ones. */
+			if (chan->flags & EVT_TRACEPIPE_WRAP)
+				st_relaxed(&chan->sleeping, 1);
 		} else {
 			st_relaxed(&chan->sleeping, 1);
 			/* Full barrier: sleeping before the counters (see tp_reserve_slow). */
@@ -811,7 +876,9 @@ int evt_tracepipe_create_channel_opts(const char *name, const struct evt_tracepi
 	if (!o.pages_per_cpu)
 		o.pages_per_cpu = 16;
 	if (o.pages_per_cpu < 2 || o.pages_per_cpu > 65536 ||
-	    (o.pages_per_cpu & (o.pages_per_cpu - 1)) || (o.flags & ~EVT_TRACEPIPE_VMSPLICE))
+	    (o.pages_per_cpu & (o.pages_per_cpu - 1)) ||
+	    (o.flags & ~(EVT_TRACEPIPE_VMSPLICE | EVT_TRACEPIPE_WRAP)) ||
+	    ((o.flags & EVT_TRACEPIPE_VMSPLICE) && (o.flags & EVT_TRACEPIPE_WRAP)))
 		return -EINVAL;
 	if (!o.pipe_size)
 		o.pipe_size = 1 << 20;
