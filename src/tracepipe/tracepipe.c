@@ -450,6 +450,9 @@ static int tp_collect(struct evt_tracepipe_channel *chan)
 			 */
 			if (seq >= ld_relaxed(&c->avail))
 				break;
+			/* Wrap: thrown-away entries stay queued until sent (0 bytes): room? */
+			if (chan->qtail - chan->qhead >= chan->qcap)
+				break;
 			/* Acquire: pairs with each commit's release; the page's bytes are in. */
 			if (ld_acquire(&s->commit) + ld_acquire(&s->rcommit) != TP_PSZ)
 				break;
@@ -920,7 +923,8 @@ int evt_tracepipe_create_channel_opts(const char *name, const struct evt_tracepi
 	chan->path = strdup(path);
 	chan->missed_path = malloc(strlen(path) + 8);
 	chan->cpus = aligned_alloc(EVT_CACHELINE, sizeof(*chan->cpus) * chan->nr_cpus);
-	chan->qcap = (uint64_t)chan->nr_cpus * chan->npages;
+	/* every page once, plus as many pages thrown away (wrap) that wait for their turn */
+	chan->qcap = 2 * (uint64_t)chan->nr_cpus * chan->npages;
 	chan->q = calloc(chan->qcap, sizeof(*chan->q));
 	if (!chan->path || !chan->missed_path || !chan->cpus || !chan->q)
 		goto err_free;
