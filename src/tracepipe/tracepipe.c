@@ -328,6 +328,36 @@ tp_commit(struct evt_tracepipe_channel *chan, const struct evt_tracepipe_reserva
 	tp_commit_bytes(chan, &c->slots[idx], res->cpu, res->bytes);
 }
 
+/* Out of line: inlined, a copy of unknown size becomes "rep movsq", slow to start. */
+static __attribute__((noinline)) void tp_copy_big(void *dst, const void *src, size_t len)
+{
+	memcpy(dst, src, len);
+}
+
+/*
+ * The payload copy. Small sizes with two overlapping fixed-size copies
+ * (each one or two moves), as libc's memcpy does, without the call.
+ */
+static inline __attribute__((always_inline)) void tp_copy(unsigned char *d,
+							  const unsigned char *s, unsigned int len)
+{
+	if (len >= 16 && len <= 32) {
+		memcpy(d, s, 16);
+		memcpy(d + len - 16, s + len - 16, 16);
+	} else if (len >= 8 && len < 16) {
+		memcpy(d, s, 8);
+		memcpy(d + len - 8, s + len - 8, 8);
+	} else if (len >= 4 && len < 8) {
+		memcpy(d, s, 4);
+		memcpy(d + len - 4, s + len - 4, 4);
+	} else if (len < 4) {
+		for (unsigned int i = 0; i < len; i++)
+			d[i] = s[i];
+	} else {
+		tp_copy_big(d, s, len);
+	}
+}
+
 /**
  * evt_tracepipe_event() - record @len bytes of @data on @chan.
  *
@@ -344,7 +374,7 @@ int evt_tracepipe_event(struct evt_tracepipe_channel *chan, const void *data, un
 	p = tp_reserve(chan, len, &res, &err);
 	if (unlikely(!p))
 		return err;
-	memcpy(p, data, len);
+	tp_copy(p, data, len);
 	tp_commit(chan, &res);
 	return 0;
 }
