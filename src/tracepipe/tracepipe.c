@@ -208,11 +208,12 @@ tp_reserve_slow(struct evt_tracepipe_channel *chan, struct tp_cpu *c, unsigned i
 {
 	uint32_t off = TP_OFF(pos);
 	uint64_t seq = TP_SEQ(pos) + (off ? 1 : 0);
+	/* Acquire: pairs with the flusher's release after it reset the slot's counters. */
+	uint64_t avail = ld_acquire(&c->avail);
 	struct evt_tracepipe_page_header *ph;
 	unsigned char *page;
 
-	/* Acquire: pairs with the flusher's release after it reset the slot's counters. */
-	if (seq >= ld_acquire(&c->avail)) {
+	if (seq >= avail) {
 		/* Not our page to take if w moved meanwhile: let the caller look again. */
 		if (ld_relaxed(&c->w.lo) != pos)
 			return (unsigned char *)1;
@@ -240,9 +241,16 @@ tp_reserve_slow(struct evt_tracepipe_channel *chan, struct tp_cpu *c, unsigned i
 		 * flusher's store of sleeping before its load of the counters
 		 * (store-load on both sides: one of us sees the other).
 		 */
-		fence_seq_cst();
-		if (unlikely(ld_relaxed(&chan->sleeping)) && xchg_acq_rel(&chan->sleeping, 0))
-			tp_wake_flusher(chan);
+		/*
+		 * Wake the flusher only once half the CPU's pages are used: it then
+		 * takes them in a batch, and the writers make one system call per
+		 * npages / 2 pages at most (without a wake it looks every 50 ms).
+		 */
+		if (avail - seq <= chan->npages / 2) {
+			fence_seq_cst();
+			if (ld_relaxed(&chan->sleeping) && xchg_acq_rel(&chan->sleeping, 0))
+				tp_wake_flusher(chan);
+		}
 	}
 	page = c->pages + ((seq & (chan->npages - 1)) << TP_PSHIFT);
 	ph = (struct evt_tracepipe_page_header *)page;
