@@ -205,7 +205,7 @@ static int tp_open_fifo(const char *path)
 	}
 	/* Blocks until the traced program's flusher opens its end (it waits for us). */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0 && !(errno == EINTR && cmd_stop))
 		cmd_error("%s: %s", path, strerror(errno));
 	return fd;
 }
@@ -294,8 +294,11 @@ static int cmd_tp_drain(const struct tp_opts *o, const char *chan, int record)
 	st.records_known = !use_splice;
 	cmd_catch_signals();
 	fd = tp_open_fifo(path);
-	if (fd < 0)
+	if (fd < 0) {
+		if (cmd_stop)
+			ret = 0;	/* interrupted while waiting for the program: not an error */
 		goto out_close;
+	}
 	deadline = o->seconds > 0 ? status_now() + o->seconds : 0;
 	for (;;) {
 		ssize_t n;
