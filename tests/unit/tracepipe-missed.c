@@ -10,6 +10,10 @@
  */
 #include "tracepipe-util.h"
 
+#ifndef TPT_FLAGS
+#define TPT_FLAGS 0
+#endif
+
 #define NEVENTS 20000
 
 static unsigned char outcome[NEVENTS];	/* 1 recorded, 2 missed */
@@ -48,7 +52,7 @@ static void check(const struct evt_tracepipe_page *pg, const struct evt_tracepip
 int main(void)
 {
 	struct evt_tracepipe_opts o = { .dir = tpt_mkdir(), .pages_per_cpu = 2,
-					.pipe_size = 4096 };
+					.pipe_size = 4096, .flags = TPT_FLAGS };
 	struct evt_tracepipe_channel *chan;
 	unsigned long long missed = 0;
 	struct tpt_reader r;
