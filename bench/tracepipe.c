@@ -83,7 +83,8 @@ static pid_t reader(const char *fifo, const char *out_path, double seconds, int 
 	if (pid)
 		return pid;
 	{
-		int fd = open(fifo, O_RDONLY), ofd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fd = open(fifo, O_RDONLY);
+		int ofd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		double t0 = 0, t1 = 0;
 		uint64_t bytes = 0;
 		char line[64];

@@ -64,7 +64,7 @@ struct evt_tracepipe_record_header {
 
 /* Channel options (evt_tracepipe_create_channel_opts); zero means the default. */
 struct evt_tracepipe_opts {
-	const char *dir;		/* directory of the FIFO; default $XDG_RUNTIME_DIR/evtrace */
+	const char *dir;		/* the FIFO's directory; default $XDG_RUNTIME_DIR/evtrace */
 	unsigned int pages_per_cpu;	/* power of two, 2..65536; default 16 (64 KiB) */
 	unsigned int flags;		/* EVT_TRACEPIPE_* below */
 	unsigned int pipe_size;		/* F_SETPIPE_SZ of the FIFO; default 1 MiB (best effort) */

@@ -185,6 +185,13 @@ static inline void tp_commit_bytes(const struct evt_tracepipe_channel *chan,
 	add_release(&slot->rcommit, bytes);
 }
 
+/* Page @seq of CPU @c (any page of its ring). */
+static inline unsigned char *tp_page(const struct evt_tracepipe_channel *chan,
+				     const struct tp_cpu *c, uint64_t seq)
+{
+	return c->pages + ((seq & (chan->npages - 1)) << TP_PSHIFT);
+}
+
 static void tp_wake_flusher(struct evt_tracepipe_channel *chan)
 {
 	int saved = errno;	/* we are maybe in a signal handler: leave errno alone */
@@ -503,7 +510,7 @@ static int tp_collect(struct evt_tracepipe_channel *chan)
 			page = c->pages + ((seq & (chan->npages - 1)) << TP_PSHIFT);
 			memcpy(&size, page + offsetof(struct evt_tracepipe_page_header, size), 4);
 			if (size < EVT_TRACEPIPE_PAGE_HDR || size > TP_PSZ)
-				size = EVT_TRACEPIPE_PAGE_HDR;	/* cannot happen; keep the stream sane */
+				size = EVT_TRACEPIPE_PAGE_HDR;	/* cannot happen: stay sane */
 			chan->q[chan->qtail % chan->qcap] = (struct tp_qent){
 				.cpu = i, .size = size, .seq = seq };
 			chan->qtail++;
@@ -532,7 +539,7 @@ static int tp_send(struct evt_tracepipe_channel *chan, int wfd)
 		for (; i < chan->qtail && cnt < max; i++, cnt++) {
 			struct tp_qent *e = &chan->q[i % chan->qcap];
 			struct tp_cpu *c = &chan->cpus[e->cpu];
-			unsigned char *page = c->pages + ((e->seq & (chan->npages - 1)) << TP_PSHIFT);
+			unsigned char *page = tp_page(chan, c, e->seq);
 
 			iov[cnt].iov_base = page + e->sent;
 			iov[cnt].iov_len = e->size - e->sent;
@@ -623,8 +630,7 @@ static void tp_wrap(struct evt_tracepipe_channel *chan)
 		}
 		if (!e || e->sent)
 			continue;
-		if (evt_tracepipe_page_parse(c->pages + ((e->seq & (chan->npages - 1)) << TP_PSHIFT),
-					     e->size, &pg) > 0)
+		if (evt_tracepipe_page_parse(tp_page(chan, c, e->seq), e->size, &pg) > 0)
 			while (evt_tracepipe_record_next(&pg, &rec) == 1)
 				records++;
 		add_relaxed(&c->missed, records);

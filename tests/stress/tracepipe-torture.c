@@ -85,7 +85,8 @@ static unsigned char *seen[MAXW];
 static uint64_t seen_cap[MAXW], got[MAXW];
 static uint64_t pages, bad;
 
-static void consume_record(const struct evt_tracepipe_page *pg, const struct evt_tracepipe_record *rec)
+static void consume_record(const struct evt_tracepipe_page *pg,
+			   const struct evt_tracepipe_record *rec)
 {
 	struct payload p;
 
@@ -193,8 +194,8 @@ static int consumer(const char *fifo, int ctl)
 		bad++;	/* a partial page left over */
 	for (uint32_t w = 0; w < t.nw; w++) {
 		if (t.wrap ? got[w] > t.ok[w] : got[w] != t.ok[w]) {
-			fprintf(stderr, "writer %u: received %" PRIu64 ", recorded %" PRIu64 "\n", w,
-				got[w], t.ok[w]);
+			fprintf(stderr, "writer %u: received %" PRIu64 ", recorded %" PRIu64 "\n",
+				w, got[w], t.ok[w]);
 			bad++;
 		}
 		sum += got[w];

@@ -153,6 +153,23 @@ int main(void)
 	T_ASSERT(!strstr(buf, "4: 44 00 00 00"));
 	wait_detached();
 
+	/* cat --ns: seconds.nanoseconds instead of cycles */
+	pid = run((char *[]){ "evtrace", "tracepipe", "cat", "--ns", "-c", "1", "-D", dir,
+			      "cmdtest", NULL }, &out, -1);
+	tpt_wait_attached(chan);
+	events(1, 0x41);
+	read_all(out, buf, sizeof(buf));
+	T_ASSERT_EQ(wait_status(pid), 0);
+	{
+		unsigned int cpu, len;
+		unsigned long long s, ns;
+
+		T_ASSERT_EQ(sscanf(buf, "[%u] %llu.%9llu %u:", &cpu, &s, &ns, &len), 4);
+		T_ASSERT_EQ(len, 4);
+		T_ASSERT(s > 0 && ns < 1000000000ull);
+	}
+	wait_detached();
+
 	/* the live line on a terminal; SIGINT ends it cleanly */
 	{
 		int master, slave;

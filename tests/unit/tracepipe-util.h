@@ -78,7 +78,8 @@ static inline struct tpt_reader tpt_reader_start(const char *fifo, const char *o
 		if (fd < 0 || ofd < 0)
 			_exit(3);
 		for (;;) {
-			struct pollfd p[2] = { { fd, reading ? POLLIN : 0, 0 }, { ctl[0], POLLIN, 0 } };
+			struct pollfd p[2] = { { fd, reading ? POLLIN : 0, 0 },
+					       { ctl[0], POLLIN, 0 } };
 			ssize_t n;
 
 			if (!done && poll(p, 2, -1) < 0 && errno != EINTR)
@@ -172,8 +173,8 @@ static inline unsigned char *tpt_slurp(const char *path, size_t *len)
  * record (and its page); returns the number of pages.
  */
 static inline size_t tpt_walk(const unsigned char *buf, size_t len,
-		       void (*fn)(const struct evt_tracepipe_page *, const struct evt_tracepipe_record *,
-				  void *),
+		       void (*fn)(const struct evt_tracepipe_page *,
+				  const struct evt_tracepipe_record *, void *),
 		       void *arg)
 {
 	size_t off = 0, pages = 0;

@@ -51,7 +51,8 @@ static void rl_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: evtrace relay cat [-t SECONDS] [--once] [--stats] SOURCE...\n"
-		"       evtrace relay record [-o OUTDIR] [-t SECONDS] [--once] [--stats] SOURCE...\n"
+		"       evtrace relay record [-o OUTDIR] [-t SECONDS] [--once] [--stats]"
+		" SOURCE...\n"
 		"SOURCE: a relay buffer file, or a directory of them (a relay channel's or a\n"
 		"GTSC trace's: its control files are skipped).\n");
 }
@@ -201,7 +202,7 @@ static int rl_run(const struct rl_opts *o, struct rl_buf *b, int n, int record)
 				break;
 			st.missed = rl_dropped(b, n);
 			status_update(&st, 0);
-			/* wait for a sub-buffer on the first live buffer, briefly: others are polled */
+			/* wait on the first live buffer, briefly: the others are polled */
 			for (int i = 0; i < n; i++)
 				if (!b[i].eof) {
 					evt_relay_reader_poll(b[i].r, n == 1 ? 200 : 20);

@@ -4,7 +4,8 @@
  * tracepipe channels (include/evtrace/tracepipe.h). evtrace-tracepipe(1).
  *
  *   list   [-D DIR]                          the channels (FIFOs) of DIR, with missed
- *   cat    [-D DIR] [--raw] [opts] CHANNEL    records as text lines (or the raw stream)
+ *   cat    [-D DIR] [--raw|--ns] [opts] CHANNEL  records as text (time in cycles or ns),
+ *                                               or the raw stream
  *   record [-D DIR] [-o FILE] [opts] CHANNEL  the raw stream to FILE (splice)
  *   opts: -c COUNT (stop after COUNT records), -t SECONDS, --stats
  *
@@ -25,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <evtrace/clock.h>
 #include <evtrace/tracepipe.h>
 
 #include "evtrace-cmd.h"
@@ -36,7 +38,7 @@ struct tp_opts {
 	const char *out;
 	uint64_t count;		/* 0: no limit */
 	double seconds;		/* 0: no limit */
-	int raw, stats;
+	int raw, stats, ns;
 };
 
 struct tp_stream {
@@ -50,9 +52,10 @@ static void tp_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: evtrace tracepipe list [-D DIR]\n"
-		"       evtrace tracepipe cat [-D DIR] [--raw] [-c COUNT] [-t SECONDS] [--stats] CHANNEL\n"
-		"       evtrace tracepipe record [-D DIR] [-o FILE] [-c COUNT] [-t SECONDS] [--stats]"
-		" CHANNEL\n"
+		"       evtrace tracepipe cat [-D DIR] [--raw|--ns] [-c COUNT] [-t SECONDS]"
+		" [--stats] CHANNEL\n"
+		"       evtrace tracepipe record [-D DIR] [-o FILE] [-c COUNT] [-t SECONDS]"
+		" [--stats] CHANNEL\n"
 		"CHANNEL: a name in DIR (default $XDG_RUNTIME_DIR/evtrace) or a path.\n");
 }
 
@@ -132,12 +135,22 @@ static int cmd_tp_list(const struct tp_opts *o)
 	return 0;
 }
 
+static int tp_show_ns;
+
 static void tp_print_record(const struct evt_tracepipe_record *rec)
 {
 	const unsigned char *p = rec->payload;
 	uint32_t shown = rec->len < 32 ? rec->len : 32;
 
-	printf("[%03u] %20" PRIu64 " %4u:", rec->cpu, rec->cycles, rec->len);
+	if (tp_show_ns) {
+		/* the TSC is one counter for the machine: our calibration converts it */
+		uint64_t ns = evt_clock_to_ns(EVT_CLOCK_TSC, rec->cycles);
+
+		printf("[%03u] %10" PRIu64 ".%09" PRIu64 " %4u:", rec->cpu, ns / 1000000000u,
+		       ns % 1000000000u, rec->len);
+	} else {
+		printf("[%03u] %20" PRIu64 " %4u:", rec->cpu, rec->cycles, rec->len);
+	}
 	for (uint32_t i = 0; i < shown; i++)
 		printf(" %02x", p[i]);
 	printf("%s\n", shown < rec->len ? " ..." : "");
@@ -296,7 +309,7 @@ static int cmd_tp_drain(const struct tp_opts *o, const char *chan, int record)
 	fd = tp_open_fifo(path);
 	if (fd < 0) {
 		if (cmd_stop)
-			ret = 0;	/* interrupted while waiting for the program: not an error */
+			ret = 0;	/* SIGINT while waiting for the program: fine */
 		goto out_close;
 	}
 	deadline = o->seconds > 0 ? status_now() + o->seconds : 0;
@@ -376,6 +389,7 @@ int cmd_tracepipe(int argc, char **argv)
 		{ "time", required_argument, NULL, 't' },
 		{ "raw", no_argument, NULL, 'r' },
 		{ "stats", no_argument, NULL, 's' },
+		{ "ns", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -390,7 +404,7 @@ int cmd_tracepipe(int argc, char **argv)
 	}
 	verb = argv[1];
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "D:o:c:t:rsh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "D:o:c:t:rsnh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'D':
 			o.dir = optarg;
@@ -418,6 +432,9 @@ int cmd_tracepipe(int argc, char **argv)
 		case 's':
 			o.stats = 1;
 			break;
+		case 'n':
+			o.ns = 1;
+			break;
 		case 'h':
 			tp_usage(stdout);
 			return 0;
@@ -441,5 +458,8 @@ int cmd_tracepipe(int argc, char **argv)
 		tp_usage(stderr);
 		return 2;
 	}
+	tp_show_ns = o.ns;
+	if (o.ns)
+		evt_clock_init();
 	return cmd_tp_drain(&o, argv[optind], !strcmp(verb, "record"));
 }
