@@ -292,6 +292,7 @@ static int relay_switch(struct rchan *c, struct rbuf *b, size_t length, int forc
 {
 	struct relay_shm *shm = b->shm;
 	uint64_t ws, off, slot, produced;
+	size_t reserve;
 	int ret;
 
 	if (unlikely(length > b->size)) {
@@ -333,13 +334,14 @@ static int relay_switch(struct rchan *c, struct rbuf *b, size_t length, int forc
 		relay_wake(shm);
 	}
 	ret = relay_open_next(c, b, slot, 1);
+	reserve = b->start_reserve;	/* read under the lock */
 	unlock_switch(b);
 	if (!ret) {
 		if (length)
 			add_relaxed(&shm->dropped, 1);
 		return -ENOBUFS;
 	}
-	if (length > b->size - b->start_reserve) {
+	if (length > b->size - reserve) {
 		add_relaxed(&shm->toobig, 1);
 		return -E2BIG;
 	}
