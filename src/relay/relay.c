@@ -38,6 +38,7 @@
 #include "compat/atomic.h"
 #include "compat/compiler.h"
 #include "compat/cpu.h"
+#include "compat/rseq.h"
 #include "relay/relay_internal.h"
 
 #define RELAY_MAX_CPUS	4096
@@ -66,6 +67,7 @@ struct rchan {
 	char *base_filename;
 	char *parent;
 	unsigned int nr_map;		/* entries of map[] (possible CPUs) */
+	int rseq;			/* writers reserve by restartable sequence */
 	struct rbuf **bufs;		/* pub.nr_bufs buffers */
 	struct rbuf **map;		/* CPU -> buffer (all buffer 0 when global) */
 };
@@ -254,7 +256,8 @@ static int relay_open_next(struct rchan *c, struct rbuf *b, uint64_t cur_slot, i
 	int ok;
 
 	/* The slot's previous round must be complete: a writer still copying into it? */
-	if (ask && ld_acquire(&shm->sb[slot].commit) != ld_relaxed(&shm->sb[slot].len))
+	if (ask && ld_acquire(&shm->sb[slot].commit) + ld_acquire(&shm->sb[slot].rcommit) !=
+		   ld_relaxed(&shm->sb[slot].len))
 		goto refuse;
 	b->start_reserve = 0;
 	ok = c->cb.subbuf_start(&b->pub, b->data + slot * b->size,
@@ -271,6 +274,7 @@ static int relay_open_next(struct rchan *c, struct rbuf *b, uint64_t cur_slot, i
 	 */
 	fence_seq_cst();
 	st_relaxed(&shm->sb[slot].commit, reserve);
+	st_relaxed(&shm->sb[slot].rcommit, 0);
 	st_relaxed(&shm->sb[slot].len, 0);
 	/*
 	 * Release: the commit reset and the header the callback wrote are visible
@@ -311,8 +315,24 @@ static int relay_switch(struct rchan *c, struct rbuf *b, size_t length, int forc
 		return 1;
 	}
 	/* Close the word: reservations stop, the offset is final. */
-	while (!cas_acq_rel(&shm->wstate, &ws, ws | RELAY_CLOSED))
-		;
+	for (;;) {
+		uint64_t now;
+
+		while (!cas_acq_rel(&shm->wstate, &ws, ws | RELAY_CLOSED))
+			;
+		if (!c->rseq || RELAY_WS_OFF(ws) == RELAY_OFF_FULL)
+			break;
+		/*
+		 * An rseq writer that compared the open word before our CAS may
+		 * have stored its reservation after it, reopening the word: after
+		 * the fence no such sequence is left; look again.
+		 */
+		rseq_ops_fence();
+		now = ld_acquire(&shm->wstate);
+		if (now & RELAY_CLOSED)
+			break;
+		ws = now;
+	}
 	off = RELAY_WS_OFF(ws);
 	slot = RELAY_WS_SLOT(ws);
 	relay_deliver_maps(c, b);
@@ -391,19 +411,99 @@ static inline char *relay_reserve_in(struct rchan *c, struct rbuf *b, size_t len
 	}
 }
 
+#if EVT_HAVE_RSEQ_OPS
+/* rseq mode: reserve in the buffer of the CPU we are on, by restartable sequence. */
+static inline char *relay_reserve_rseq(struct rchan *c, size_t length, struct rbuf **bp,
+				       uint64_t *slotp, int *errp)
+{
+	for (;;) {
+		unsigned int cpu = evt_rseq_cpu();
+		struct relay_shm *shm;
+		uint64_t ws, tag, off, slot;
+		struct rbuf *b;
+		int ret;
+
+		if (unlikely(cpu >= c->nr_map)) {	/* a CPU hot-added since open */
+			add_relaxed(&c->map[0]->shm->dropped, 1);
+			*errp = -ENOBUFS;
+			return NULL;
+		}
+		b = c->map[cpu];
+		shm = b->shm;
+		ws = ld_relaxed(&shm->wstate);
+		tag = ld_relaxed(&shm->wtag);
+		off = RELAY_WS_OFF(ws);
+		slot = RELAY_WS_SLOT(ws);
+		if (likely(!(ws & RELAY_CLOSED) && off + length <= b->size && slot < b->n)) {
+			/*
+			 * Stores the pair only if still on @cpu, uninterrupted, and the
+			 * pair unchanged: the CPU serializes this buffer's writers.
+			 * Ordering: x86 keeps our later stores (the message, the commit)
+			 * after this one.
+			 */
+			if (evt_rseq_cmp2_store2(&shm->wstate, ws, tag, ws + length, tag, cpu) == 0) {
+				*bp = b;
+				*slotp = slot;
+				return b->data + slot * b->size + off;
+			}
+			continue;
+		}
+		ret = relay_switch(c, b, length, 0);
+		if (ret < 0) {
+			*errp = ret;
+			return NULL;
+		}
+	}
+}
+#endif
+
+/* Count @length bytes of sub-buffer @slot of @b as written. */
+static inline void relay_commit(struct rchan *c, struct rbuf *b, uint64_t slot, size_t length)
+{
+#if EVT_HAVE_RSEQ_OPS
+	if (c->rseq) {
+		for (;;) {
+			unsigned int cpu = evt_rseq_cpu();
+
+			if (cpu != b->pub.cpu)
+				break;	/* migrated since the reservation */
+			/* A plain add on the buffer's CPU; x86 orders it after the message. */
+			if (evt_rseq_addv(&b->shm->sb[slot].commit, length, cpu) == 0)
+				return;
+		}
+		/* Release: the message's bytes are visible before the count. */
+		add_release(&b->shm->sb[slot].rcommit, length);
+		return;
+	}
+#endif
+	(void)c;
+	/* Release: the message's bytes are visible before the commit that covers them. */
+	add_release(&b->shm->sb[slot].commit, length);
+}
+
+static inline char *relay_reserve(struct rchan *c, size_t length, struct rbuf **bp,
+				  uint64_t *slotp, int *errp)
+{
+#if EVT_HAVE_RSEQ_OPS
+	if (likely(c->rseq))
+		return relay_reserve_rseq(c, length, bp, slotp, errp);
+#endif
+	*bp = relay_this_buf(c);
+	return relay_reserve_in(c, *bp, length, slotp, errp);
+}
+
 int evt_relay_write(struct evt_rchan *chan, const void *data, size_t length)
 {
 	struct rchan *c = to_rchan(chan);
-	struct rbuf *b = relay_this_buf(c);
+	struct rbuf *b;
 	uint64_t slot;
 	int err = 0;
-	char *p = relay_reserve_in(c, b, length, &slot, &err);
+	char *p = relay_reserve(c, length, &b, &slot, &err);
 
 	if (unlikely(!p))
 		return err;
 	memcpy(p, data, length);
-	/* Release: the message's bytes are visible before the commit that covers them. */
-	add_release(&b->shm->sb[slot].commit, length);
+	relay_commit(c, b, slot, length);
 	return 0;
 }
 
@@ -436,10 +536,10 @@ int evt__relay_write(struct evt_rchan *chan, const void *data, size_t length)
 void *evt_relay_reserve(struct evt_rchan *chan, size_t length)
 {
 	struct rchan *c = to_rchan(chan);
-	struct rbuf *b = relay_this_buf(c);
+	struct rbuf *b;
 	uint64_t slot;
 	int err = 0;
-	char *p = relay_reserve_in(c, b, length, &slot, &err);
+	char *p = relay_reserve(c, length, &b, &slot, &err);
 
 	if (!p)
 		return NULL;
@@ -447,7 +547,7 @@ void *evt_relay_reserve(struct evt_rchan *chan, size_t length)
 	 * The kernel's relay_reserve() leaves synchronization to the client: the
 	 * slot counts as written now (a consumer may read it before it is filled).
 	 */
-	add_release(&b->shm->sb[slot].commit, length);
+	relay_commit(c, b, slot, length);
 	return p;
 }
 
@@ -557,6 +657,7 @@ static void rbuf_reset(struct rchan *c, struct rbuf *b)
 	st_relaxed(&shm->wstate, RELAY_WS(0, RELAY_OFF_FULL) | RELAY_CLOSED);
 	for (uint64_t i = 0; i < b->n; i++) {
 		st_relaxed(&shm->sb[i].commit, 0);
+		st_relaxed(&shm->sb[i].rcommit, 0);
 		st_relaxed(&shm->sb[i].len, 0);
 	}
 	st_relaxed(&shm->produced, 0);
@@ -698,6 +799,8 @@ int evt_relay_open(const char *base_filename, const char *parent, size_t subbuf_
 	}
 	for (unsigned int cpu = 0; cpu < nr; cpu++)
 		c->map[cpu] = c->bufs[is_global ? 0 : cpu];
+	/* One buffer per CPU, each written only on its CPU: restartable sequences work. */
+	c->rseq = !is_global && rseq_ops_init();
 	for (unsigned int i = 0; i < c->pub.nr_bufs; i++)
 		rbuf_reset(c, c->bufs[i]);
 	*chanp = &c->pub;

@@ -36,7 +36,21 @@
  * fits, so nothing is reserved in a sub-buffer after it was closed: its
  * length (offset at close) is final. Writers then copy their message
  * and add its length to sb[slot].commit (release); a sub-buffer's data
- * is complete when commit == len. The switcher never waits for commits
+ * is complete when commit + rcommit == len.
+ *
+ * Two ways to reserve, chosen per channel at open:
+ *   CAS   a locked compare-and-swap of wstate, from any CPU (global
+ *         channels, no rseq, TSan builds);
+ *   rseq  a restartable sequence that compares {wstate, wtag} and stores
+ *         the pair only if the thread stayed on the buffer's CPU: the
+ *         writers of a per-CPU buffer are serialized by the CPU itself,
+ *         with no locked instruction. The switcher, which may run on
+ *         another CPU, closes the word by CAS and then restarts every
+ *         running sequence (membarrier, rseq_ops_fence()) and looks again:
+ *         a sequence that compared before its CAS may have stored after it.
+ *         Once CLOSED is seen after the fence it sticks: no sequence
+ *         compares equal to a closed word. A FULL word needs no fence: no
+ *         sequence stores over it either. The switcher never waits for commits
  * (a signal handler may be switching on top of an unfinished write of
  * its own thread): the consumer waits instead, and the switcher refuses
  * to reopen a slot whose previous round is not complete (drop, counted).
@@ -61,10 +75,18 @@
 
 #define RELAY_SHM_GLOBAL	0x1u
 
-/* Per sub-buffer: bytes committed, and its length once finished (size - padding). */
+/*
+ * Per sub-buffer: bytes committed, and its length once finished (size -
+ * padding). commit is added to by writers on the buffer's CPU (in a
+ * restartable sequence, or by an atomic add when there is no rseq);
+ * rcommit by writers that migrated to another CPU between their
+ * reservation and their commit (atomic add). The sum is what counts.
+ */
 struct relay_sb {
 	uint64_t commit;
+	uint64_t rcommit;
 	uint64_t len;
+	uint64_t pad;
 };
 
 struct relay_shm {
@@ -81,6 +103,7 @@ struct relay_shm {
 
 	/* the writer's line */
 	uint64_t wstate __attribute__((aligned(64)));
+	uint64_t wtag;		/* second word of the 16-byte pair an rseq reservation stores */
 	uint64_t produced;	/* finished sub-buffers (release, by the switcher) */
 	uint64_t opened;	/* number of the sub-buffer opened last: its slot's older data is gone */
 	uint64_t dropped;	/* messages refused: buffer full */

@@ -209,7 +209,8 @@ static int rd_locate(struct evt_relay_reader *r, struct rd_pos *p)
 		if (C < P) {
 			len = ld_relaxed(&shm->sb[slot].len);
 			/* Acquire: the bytes the writers committed are visible. */
-			commit = ld_acquire(&shm->sb[slot].commit);
+			commit = ld_acquire(&shm->sb[slot].commit) +
+				 ld_acquire(&shm->sb[slot].rcommit);
 			if (len > r->size)
 				return -EBADMSG;
 			if (B > len)
@@ -227,7 +228,7 @@ static int rd_locate(struct evt_relay_reader *r, struct rd_pos *p)
 			return 1;
 		}
 		/* C == P: the sub-buffer being written. commit first (see the top). */
-		commit = ld_acquire(&shm->sb[slot].commit);
+		commit = ld_acquire(&shm->sb[slot].commit) + ld_acquire(&shm->sb[slot].rcommit);
 		ws = ld_acquire(&shm->wstate);
 		off = RELAY_WS_OFF(ws);
 		if (off == RELAY_OFF_FULL || (ws & RELAY_CLOSED))
