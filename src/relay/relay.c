@@ -679,10 +679,11 @@ static void rbuf_free(struct rchan *c, struct rbuf *b)
 			c->cb.remove_buf_file(b->path);
 		free(b->path);
 	}
-	/* Release: everything written is visible to a consumer that sees finalized. */
+	/* Our reference goes first: a consumer that sees finalized sees it gone. */
+	sub_relaxed(&b->shm->refs, 1);
+	/* Release: everything written (and the reference) before finalized. */
 	st_release(&b->shm->finalized, 1);
 	relay_wake(b->shm);
-	sub_relaxed(&b->shm->refs, 1);
 	munmap(b->shm, b->map_len);
 	close(b->pub.fd);
 	free(b);

@@ -407,7 +407,8 @@ int evt_relay_reader_poll(struct evt_relay_reader *r, int timeout_ms)
 		ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000L;
 		tsp = &ts;
 	}
-	for (int rounds = 0; rounds < 2; rounds++) {
+	/* -1 waits until something is ready; a timeout may end early after a bare wake-up. */
+	for (int rounds = 0; timeout_ms < 0 || rounds < 2; rounds++) {
 		uint32_t w = ld_acquire(&r->shm->wake);
 		long ret;
 
