@@ -195,7 +195,9 @@ struct evt_relay_info {
  * read:     copy up to @len bytes of unread data, padding stripped, and consume them.
  *           Returns the count; -EAGAIN when nothing is ready but the writer is alive;
  *           0 at end of file (the channel was closed and everything was read);
- *           -EBADMSG when the shared header is corrupt.
+ *           -EBADMSG when the shared header is corrupt. Overwrite mode: sub-buffers the
+ *           writer reused are skipped and counted (info.lost) only at the start of a call,
+ *           so the bytes one call returns have no gap in them.
  * splice:   the same, but the bytes go to @out_fd (a file, pipe or socket), written from the
  *           mapping with no staging copy; -EAGAIN from a full non-blocking @out_fd.
  * poll:     wait up to @timeout_ms (-1: forever) until a finished sub-buffer is unread:

@@ -173,9 +173,10 @@ int evt_relay_reader_close(struct evt_relay_reader *r)
 
 /*
  * Find the next unread bytes. Return 1 (found; p->end may equal p->b for
- * a finished sub-buffer to consume), 0 (nothing now), or -EBADMSG.
+ * a finished sub-buffer to consume), 0 (nothing now, or a skip over
+ * overwritten sub-buffers is due and !@may_skip), or -EBADMSG.
  */
-static int rd_locate(struct evt_relay_reader *r, struct rd_pos *p)
+static int rd_locate(struct evt_relay_reader *r, struct rd_pos *p, int may_skip)
 {
 	struct relay_shm *shm = r->shm;
 
@@ -186,6 +187,12 @@ static int rd_locate(struct evt_relay_reader *r, struct rd_pos *p)
 		uint64_t C = ld_acquire(&shm->consumed);
 		uint64_t B = ld_relaxed(&shm->bytes_consumed);
 		uint64_t slot, len, commit, ws, off;
+/* A contradiction is corruption only if the writer did not move meanwhile. */
+#define RD_BAD() do {								\
+		if (ld_acquire(&shm->produced) != P || ld_acquire(&shm->opened) != O)	\
+			goto again;						\
+		return -EBADMSG;						\
+	} while (0)
 
 		if (C > P) {		/* a reset under us, or garbage: start at the writer */
 			if (cas_acq_rel(&shm->consumed, &C, P))
@@ -193,9 +200,12 @@ static int rd_locate(struct evt_relay_reader *r, struct rd_pos *p)
 			continue;
 		}
 		if (O > P + 1)
-			return -EBADMSG;
+			RD_BAD();
 		if (O >= C + r->n) {	/* overwritten: skip to the oldest intact sub-buffer */
 			uint64_t nc = O - r->n + 1;
+
+			if (!may_skip)
+				return 0;	/* one read never spans a gap */
 
 			if (cas_acq_rel(&shm->consumed, &C, nc)) {
 				st_relaxed(&shm->bytes_consumed, 0);
@@ -211,17 +221,16 @@ static int rd_locate(struct evt_relay_reader *r, struct rd_pos *p)
 			/* Acquire: the bytes the writers committed are visible. */
 			commit = ld_acquire(&shm->sb[slot].commit) +
 				 ld_acquire(&shm->sb[slot].rcommit);
-			if (len > r->size)
-				return -EBADMSG;
-			if (B > len)
-				return -EBADMSG;
+			if (len > r->size || B > len || commit > len)
+				RD_BAD();
 			if (commit != len) {
-				if (commit > len && ld_acquire(&shm->produced) == P)
-					return -EBADMSG;
-				if (commit > len)
-					continue;	/* reused meanwhile */
+				if (ld_acquire(&shm->opened) >= C + r->n)
+					goto again;	/* reused meanwhile */
 				return 0;		/* a writer is still copying */
 			}
+			/* len and commit were of sub-buffer C, not of a later one in its slot */
+			if (ld_acquire(&shm->opened) >= C + r->n)
+				goto again;
 			p->b = B;
 			p->end = len;
 			p->finished = 1;
@@ -233,21 +242,17 @@ static int rd_locate(struct evt_relay_reader *r, struct rd_pos *p)
 		off = RELAY_WS_OFF(ws);
 		if (off == RELAY_OFF_FULL || (ws & RELAY_CLOSED))
 			return 0;
-		if (RELAY_WS_SLOT(ws) != slot) {
-			if (ld_acquire(&shm->produced) == P)
-				return -EBADMSG;
-			continue;
-		}
-		if (off > r->size)
-			return -EBADMSG;
-		if (B > off)
-			return -EBADMSG;
+		if (RELAY_WS_SLOT(ws) != slot || off > r->size || B > off)
+			RD_BAD();
 		if (commit != off || off == B)
 			return 0;
 		p->b = B;
 		p->end = off;
 		p->finished = 0;
 		return 1;
+again:
+		continue;
+#undef RD_BAD
 	}
 	return 0;
 }
@@ -292,7 +297,7 @@ static ssize_t rd_transfer(struct evt_relay_reader *r, size_t len, rd_copy_fn co
 	while (total < len && iters--) {
 		struct rd_pos p;
 		uint64_t k;
-		int ret = rd_locate(r, &p);
+		int ret = rd_locate(r, &p, total == 0);
 
 		if (ret < 0)
 			return total ? (ssize_t)total : ret;
@@ -451,7 +456,7 @@ int evt_relay_reader_next_subbuf(struct evt_relay_reader *r, size_t *offset, siz
 
 	if (!r || !offset || !len)
 		return -EINVAL;
-	ret = rd_locate(r, &p);
+	ret = rd_locate(r, &p, 1);
 	if (ret <= 0)
 		return ret;
 	if (!p.finished)

@@ -14,6 +14,11 @@
  * every record is whole (its filler bytes derive from its sequence
  * number), a writer's records come in increasing order within a buffer,
  * and the buffers' dropped counters add up to the refusals exactly.
+ *
+ * A third run uses overwrite mode (subbuf_start always 1) with a consumer
+ * that reads with read() only, beside the writers: records are lost to
+ * overwriting, but every record received must still be whole and in
+ * order, and nothing more can be received than was written.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -61,6 +66,16 @@ static struct wstats ws[MAXW];
 static int nw;
 static char dir[PATH_MAX];
 static struct results *res;
+static int overwrite;
+
+static int always(struct evt_rchan_buf *buf, void *s, void *p, size_t pad)
+{
+	(void)buf;
+	(void)s;
+	(void)p;
+	(void)pad;
+	return 1;
+}
 
 static int create(const char *filename, const char *parent, int mode, struct evt_rchan_buf *buf,
 		  int *is_global)
@@ -171,6 +186,7 @@ static int consumer(int nbufs)
 	static unsigned char buf[1 << 16];
 	struct evt_relay_reader *r[MAXB];
 	int eof[MAXB] = { 0 }, left = nbufs, mfd;
+	static uint64_t lost[MAXB];
 
 	mfd = memfd_create("sink", 0);
 	for (int i = 0; i < nbufs; i++) {
@@ -189,10 +205,18 @@ static int consumer(int nbufs)
 
 			if (eof[i])
 				continue;
-			switch ((round + (uint64_t)i) % 3) {
+			switch (overwrite ? 0 : (round + (uint64_t)i) % 3) {
 			case 0:
-				n = evt_relay_reader_read(r[i], buf, sizeof(buf));
+				n = evt_relay_reader_read(r[i], buf, (size_t)(round % 7 + 1) * 4096);
 				if (n > 0) {
+					struct evt_relay_info info;
+
+					/* a gap (overwritten sub-buffers) comes before a read's bytes */
+					evt_relay_reader_info(r[i], &info);
+					if (info.lost != lost[i]) {
+						lost[i] = info.lost;
+						st->have = 0;
+					}
 					feed(st, buf, (size_t)n);
 					res->by_read += (uint64_t)n;
 				}
@@ -230,6 +254,15 @@ static int consumer(int nbufs)
 				/* end of file only once nothing is left: check with a read */
 				ssize_t m = evt_relay_reader_read(r[i], buf, sizeof(buf));
 
+				if (m > 0 && overwrite) {
+					struct evt_relay_info info;
+
+					evt_relay_reader_info(r[i], &info);
+					if (info.lost != lost[i]) {
+						lost[i] = info.lost;
+						st->have = 0;
+					}
+				}
 				if (m > 0) {
 					feed(st, buf, (size_t)m);
 					res->by_read += (uint64_t)m;
@@ -262,6 +295,7 @@ static int run(int global, double seconds)
 {
 	struct evt_rchan_callbacks cb = { .create_buf_file = create, .remove_buf_file = remove_file };
 	pthread_t th[MAXW];
+	uint64_t lost_total = 0;
 	uint64_t written = 0, refused = 0;
 	int status, fail = 0;
 	pid_t pid;
@@ -269,6 +303,8 @@ static int run(int global, double seconds)
 	memset(ws, 0, sizeof(ws));
 	memset(res, 0, sizeof(*res));
 	stop = 0;
+	if (overwrite)
+		cb.subbuf_start = always;
 	T_ASSERT_OK(evt_relay_open("t", dir, 4096, 8, &cb, &global, &chan));
 	fflush(NULL);
 	pid = fork();
@@ -287,6 +323,12 @@ static int run(int global, double seconds)
 	for (int i = 0; i < nw; i++) {
 		written += ws[i].written;
 		refused += ws[i].refused;
+		if (overwrite) {
+			if (res->received[i] + ws[i].refused > ws[i].written)
+				fail = 1;
+			lost_total += ws[i].written - ws[i].refused - res->received[i];
+			continue;
+		}
 		if (res->received[i] + ws[i].refused != ws[i].written ||
 		    res->seqsum[i] + ws[i].seqsum_refused != ws[i].seqsum_all) {
 			fprintf(stderr, "writer %d: written %llu refused %llu received %llu\n", i,
@@ -296,13 +338,17 @@ static int run(int global, double seconds)
 			fail = 1;
 		}
 	}
-	printf("%s: %d writers, %llu records written, %llu refused (buffers say %llu); "
+	printf("%s%s: %d writers, %llu records written, %llu refused (buffers say %llu); "
 	       "consumer bytes: read %llu, mmap %llu, splice %llu; bad %llu, out of order %llu\n",
-	       global ? "global" : "per-cpu", nw, (unsigned long long)written,
+	       global ? "global" : "per-cpu", overwrite ? " overwrite" : "", nw,
+	       (unsigned long long)written,
 	       (unsigned long long)refused, (unsigned long long)res->dropped_shm,
 	       (unsigned long long)res->by_read, (unsigned long long)res->by_mmap,
 	       (unsigned long long)res->by_splice, (unsigned long long)res->bad,
 	       (unsigned long long)res->order);
+	if (overwrite)
+		printf("  overwritten before they were read: %llu records\n",
+		       (unsigned long long)lost_total);
 	T_ASSERT_EQ(res->dropped_shm, refused);
 	T_ASSERT_EQ(res->bad, 0);
 	T_ASSERT_EQ(res->order, 0);
@@ -330,8 +376,10 @@ int main(int argc, char **argv)
 		t_fail("mkdtemp");
 	res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	T_ASSERT(res != MAP_FAILED);
-	run(0, d / 2);
-	run(1, d / 2);
+	run(0, d / 3);
+	run(1, d / 3);
+	overwrite = 1;
+	run(0, d / 3);
 	rm_dir();
 	return T_PASS;
 }
