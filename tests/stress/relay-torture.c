@@ -15,6 +15,11 @@
  * number), a writer's records come in increasing order within a buffer,
  * and the buffers' dropped counters add up to the refusals exactly.
  *
+ * A helper thread interrupts the writers with SIGUSR1 all along; the
+ * handler writes a record of its own (a writer id per thread, accounted
+ * the same way), in the middle of whatever the thread was doing:
+ * reservations, commits, sub-buffer switches.
+ *
  * A third run uses overwrite mode (subbuf_start always 1) with a consumer
  * that reads with read() only, beside the writers: records are lost to
  * overwriting, but every record received must still be whole and in
@@ -37,7 +42,8 @@
 
 #include "helpers.h"
 
-#define MAXW 65
+#define MAXW 130		/* writer threads, then one signal "writer" per thread */
+#define MAXT 64
 #define MAXB 4096
 #define MAGIC 0x544f5254u	/* "TORT" */
 
@@ -89,34 +95,65 @@ static int remove_file(const char *path)
 	return evt_relay_file_remove(path);
 }
 
+static int nthreads;
+static __thread int my_sig_id = -1;
+static __thread uint64_t my_sig_seq;
+
+/* Write one record of writer @id with sequence number @seq, and account for it. */
+static void write_one(int id, uint64_t seq, uint16_t len)
+{
+	struct wstats *s = &ws[id];
+	unsigned char rec[256];
+	struct trec h = { .magic = MAGIC, .writer = (uint16_t)id, .len = len, .seq = seq };
+	int ret;
+
+	memcpy(rec, &h, sizeof(h));
+	for (unsigned int i = sizeof(h); i < len; i++)
+		rec[i] = (unsigned char)(seq * 7 + i);
+	ret = evt_relay_write(chan, rec, len);
+	s->written++;
+	s->seqsum_all += seq;
+	if (ret == -ENOBUFS) {
+		s->refused++;
+		s->seqsum_refused += seq;
+	} else if (ret) {
+		fprintf(stderr, "write: %d\n", ret);
+		abort();
+	}
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (my_sig_id >= 0) {
+		uint64_t seq = my_sig_seq++;
+
+		write_one(my_sig_id, seq, (uint16_t)(sizeof(struct trec) + seq % 100));
+	}
+}
+
 static void *writer(void *arg)
 {
 	int id = (int)(long)arg;
-	struct wstats *s = &ws[id];
-	unsigned char rec[256];
-	struct trec *h = (struct trec *)rec;
 	struct t_rand rnd = { .s = 0x9e3779b97f4a7c15ull * (uint64_t)(id + 1) };
 
-	for (uint64_t seq = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED); seq++) {
-		uint16_t len = (uint16_t)t_rand_range(&rnd, sizeof(*h), sizeof(rec));
-		int ret;
+	my_sig_seq = 0;
+	my_sig_id = nthreads + id;
+	for (uint64_t seq = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED); seq++)
+		write_one(id, seq, (uint16_t)t_rand_range(&rnd, sizeof(struct trec), 256));
+	return NULL;
+}
 
-		h->magic = MAGIC;
-		h->writer = (uint16_t)id;
-		h->len = len;
-		h->seq = seq;
-		for (unsigned int i = sizeof(*h); i < len; i++)
-			rec[i] = (unsigned char)(seq * 7 + i);
-		ret = evt_relay_write(chan, rec, len);
-		s->written++;
-		s->seqsum_all += seq;
-		if (ret == -ENOBUFS) {
-			s->refused++;
-			s->seqsum_refused += seq;
-		} else if (ret) {
-			fprintf(stderr, "write: %d\n", ret);
-			abort();
-		}
+static pthread_t wth[MAXT];
+
+static void *signaller(void *arg)
+{
+	struct t_rand rnd = { .s = 12345 };
+
+	(void)arg;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		pthread_kill(wth[t_rand_range(&rnd, 0, (uint64_t)nthreads - 1)], SIGUSR1);
+		usleep(50);
 	}
 	return NULL;
 }
@@ -294,7 +331,7 @@ static int consumer(int nbufs)
 static int run(int global, double seconds)
 {
 	struct evt_rchan_callbacks cb = { .create_buf_file = create, .remove_buf_file = remove_file };
-	pthread_t th[MAXW];
+	pthread_t sigth;
 	uint64_t lost_total = 0;
 	uint64_t written = 0, refused = 0;
 	int status, fail = 0;
@@ -310,13 +347,15 @@ static int run(int global, double seconds)
 	pid = fork();
 	if (pid == 0)
 		_exit(consumer((int)chan->nr_bufs));
-	for (int i = 0; i < nw; i++)
-		T_ASSERT_EQ(pthread_create(&th[i], NULL, writer, (void *)(long)i), 0);
+	for (int i = 0; i < nthreads; i++)
+		T_ASSERT_EQ(pthread_create(&wth[i], NULL, writer, (void *)(long)i), 0);
+	T_ASSERT_EQ(pthread_create(&sigth, NULL, signaller, NULL), 0);
 	for (double t0 = t_seconds_now(); t_seconds_now() - t0 < seconds;)
 		usleep(10000);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
-	for (int i = 0; i < nw; i++)
-		pthread_join(th[i], NULL);
+	pthread_join(sigth, NULL);
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(wth[i], NULL);
 	evt_relay_close(chan);
 	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	T_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0 && res->done);
@@ -338,9 +377,9 @@ static int run(int global, double seconds)
 			fail = 1;
 		}
 	}
-	printf("%s%s: %d writers, %llu records written, %llu refused (buffers say %llu); "
+	printf("%s%s: %d writer threads + their signal handlers, %llu records written, %llu refused (buffers say %llu); "
 	       "consumer bytes: read %llu, mmap %llu, splice %llu; bad %llu, out of order %llu\n",
-	       global ? "global" : "per-cpu", overwrite ? " overwrite" : "", nw,
+	       global ? "global" : "per-cpu", overwrite ? " overwrite" : "", nthreads,
 	       (unsigned long long)written,
 	       (unsigned long long)refused, (unsigned long long)res->dropped_shm,
 	       (unsigned long long)res->by_read, (unsigned long long)res->by_mmap,
@@ -367,10 +406,15 @@ static int rm_dir(void)
 int main(int argc, char **argv)
 {
 	double d = t_parse_duration(argc, argv, 4);
+	struct sigaction sa = { .sa_handler = on_signal };
 
-	nw = t_nr_cpus() + 1;
-	if (nw > MAXW)
-		nw = MAXW;
+	nthreads = t_nr_cpus() + 1;
+	if (nthreads > MAXT)
+		nthreads = MAXT;
+	nw = 2 * nthreads;		/* thread writers, then their signal handlers */
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
 	snprintf(dir, sizeof(dir), "/tmp/evt-relay-torture-XXXXXX");
 	if (!mkdtemp(dir))
 		t_fail("mkdtemp");
