@@ -19,7 +19,7 @@
  * Draining: the writer fills a global no-overwrite buffer (1 MiB x 64 =
  * 64 MiB of 4 KiB records, so nothing is padding), then a consumer
  * process drains it to a file in the current directory with
- * evt_relay_reader_splice() (sendfile from the buffer's memfd) and, in a
+ * evt_relay_reader_splice() (write(2) from the mapping) and, in a
  * second round, with evt_relay_reader_read() + write(). The floor is
  * `cp` of a 64 MiB file to a file in the same directory, same run. A first
  * drain, untimed, warms up (the first one of a run is several times slower:
@@ -255,7 +255,7 @@ int main(int argc, char **argv)
 	printf("\ndraining %zu MiB to a file from another process (GB/s = 10^9 B/s)\n",
 	       dr[0].bytes >> 20);
 	printf("  %-28s %8.2f\n", "cp of an equal file (floor)", (double)dr[0].bytes / cp_secs / 1e9);
-	printf("  %-28s %8.2f   ratio %.2f\n", "splice (sendfile)", gbs[0],
+	printf("  %-28s %8.2f   ratio %.2f\n", "splice", gbs[0],
 	       gbs[0] / ((double)dr[0].bytes / cp_secs / 1e9));
 	printf("  %-28s %8.2f   ratio %.2f\n", "read + write", gbs[1],
 	       gbs[1] / ((double)dr[0].bytes / cp_secs / 1e9));
