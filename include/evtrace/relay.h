@@ -19,7 +19,7 @@
  * (/proc/PID/fd/N), so that another process opens the very buffer.
  * The consumer side (evt_relay_reader_*, below) opens such a file and
  * does what the kernel's relay file operations do: mmap of the whole
- * buffer, read that consumes and strips padding, splice/sendfile to a
+ * buffer, read that consumes and strips padding, splice (the seed's sendfile) to a
  * descriptor, poll woken at every sub-buffer boundary (a futex in the
  * buffer's header), close with reference counting.
  *

@@ -347,8 +347,7 @@ ssize_t evt_relay_reader_read(struct evt_relay_reader *r, void *dst, size_t len)
  * To a descriptor: write(2) straight from the read-only mapping, one copy.
  * Not splice(2)/sendfile(2): into a pipe they hand over references to the
  * memfd's pages, which the writer refills once the sub-buffer is consumed
- * (the kernel's relay consumes at pipe-buffer release; we cannot), and
- * from a memfd they are slower than this copy (docs/relay.md).
+ * (the kernel's relay consumes at pipe-buffer release; we cannot).
  */
 static int copy_fd(struct evt_relay_reader *r, const struct rd_pos *p, uint64_t k, void *arg,
 		   size_t done)
