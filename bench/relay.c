@@ -84,7 +84,11 @@ static int remove_file(const char *path)
 	return evt_relay_file_remove(path);
 }
 
-enum what { W_FLOOR, W_WRITE, W_UWRITE };
+enum what {
+	W_FLOOR,
+	W_WRITE,
+	W_UWRITE
+};
 
 /* Median ns per record over @batches batches of BATCH. */
 static double measure(struct evt_rchan *chan, enum what w, size_t len, int batches)
@@ -210,8 +214,7 @@ int main(int argc, char **argv)
 	/* draining: fill 64 MiB, drain it from another process; twice */
 	if (!mkdtemp(dir))
 		return 1;
-	dr = mmap(NULL, 2 * sizeof(*dr), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
-		  0);
+	dr = mmap(NULL, 2 * sizeof(*dr), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	/* a first, untimed round: the first drain of a process pays for its page faults */
 	for (int round = 0; round < 3; round++) {
 		int how = round == 0 ? 1 : round - 1;
@@ -254,7 +257,8 @@ int main(int argc, char **argv)
 	}
 	printf("\ndraining %zu MiB to a file from another process (GB/s = 10^9 B/s)\n",
 	       dr[0].bytes >> 20);
-	printf("  %-28s %8.2f\n", "cp of an equal file (floor)", (double)dr[0].bytes / cp_secs / 1e9);
+	printf("  %-28s %8.2f\n", "cp of an equal file (floor)",
+	       (double)dr[0].bytes / cp_secs / 1e9);
 	printf("  %-28s %8.2f   ratio %.2f\n", "splice", gbs[0],
 	       gbs[0] / ((double)dr[0].bytes / cp_secs / 1e9));
 	printf("  %-28s %8.2f   ratio %.2f\n", "read + write", gbs[1],

@@ -79,8 +79,8 @@ int main(int argc, char **argv)
 
 	/* $ cat .../do_fork/trace0 (the shell is gone; we still hold its buffer) */
 	printf("$ cat %s\n", path);
-	while (got < sizeof(out) - 1 && (n = evt_relay_reader_read(r, out + got,
-								     sizeof(out) - 1 - got)) > 0)
+	while (got < sizeof(out) - 1 &&
+	       (n = evt_relay_reader_read(r, out + got, sizeof(out) - 1 - got)) > 0)
 		got += (size_t)n;
 	out[got] = '\0';
 	fputs(out, stdout);
@@ -95,7 +95,8 @@ int main(int argc, char **argv)
 	}
 	nftw(dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) || lines != nforks || bad) {
-		fprintf(stderr, "gtsc-preload: %d lines for %d forks, %d bad\n", lines, nforks, bad);
+		fprintf(stderr, "gtsc-preload: %d lines for %d forks, %d bad\n", lines, nforks,
+			bad);
 		return 1;
 	}
 	printf("gtsc-preload: %d forks of sh (pid %d) traced\n", nforks, (int)pid);

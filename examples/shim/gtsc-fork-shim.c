@@ -55,7 +55,7 @@ pid_t fork(void)
 	static pid_t (*real_fork)(void);
 
 	if (!real_fork)
-		real_fork = (pid_t (*)(void))dlsym(RTLD_NEXT, "fork");
+		real_fork = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
 	shim_printf("%d\n", (int)getpid());
 	return real_fork();
 }

@@ -120,9 +120,9 @@ struct evt_rchan_callbacks {
 };
 
 /* Largest sub-buffer and count, and largest buffer (n_subbufs * subbuf_size). */
-#define EVT_RELAY_MAX_SUBBUF_SIZE	(1u << 30)
-#define EVT_RELAY_MAX_SUBBUFS		(1u << 20)
-#define EVT_RELAY_MAX_BUF_SIZE		(UINT64_C(1) << 36)
+#define EVT_RELAY_MAX_SUBBUF_SIZE (1u << 30)
+#define EVT_RELAY_MAX_SUBBUFS	  (1u << 20)
+#define EVT_RELAY_MAX_BUF_SIZE	  (UINT64_C(1) << 36)
 
 /* --- channel management ----------------------------------------------------------------- */
 

@@ -41,18 +41,18 @@
 #include "compat/rseq.h"
 #include "relay/relay_internal.h"
 
-#define RELAY_MAX_CPUS	4096
+#define RELAY_MAX_CPUS 4096
 
 struct rbuf {
 	struct evt_rchan_buf pub;
 	struct relay_shm *shm;
 	char *data;
 	size_t map_len;
-	uint64_t size;		/* subbuf_size */
-	uint64_t n;		/* n_subbufs */
-	char *path;		/* the file create_buf_file() made, or NULL */
+	uint64_t size; /* subbuf_size */
+	uint64_t n;    /* n_subbufs */
+	char *path;    /* the file create_buf_file() made, or NULL */
 	/* switch state: only under the switch lock */
-	int lock;		/* owner's thread id, 0 when free */
+	int lock; /* owner's thread id, 0 when free */
 	size_t start_reserve;
 	uint64_t prev_slot;
 	size_t prev_padding;
@@ -66,10 +66,10 @@ struct rchan {
 	struct evt_rchan_callbacks cb;
 	char *base_filename;
 	char *parent;
-	unsigned int nr_map;		/* entries of map[] (possible CPUs) */
-	int rseq;			/* writers reserve by restartable sequence */
-	struct rbuf **bufs;		/* pub.nr_bufs buffers */
-	struct rbuf **map;		/* CPU -> buffer (all buffer 0 when global) */
+	unsigned int nr_map; /* entries of map[] (possible CPUs) */
+	int rseq;	     /* writers reserve by restartable sequence */
+	struct rbuf **bufs;  /* pub.nr_bufs buffers */
+	struct rbuf **map;   /* CPU -> buffer (all buffer 0 when global) */
 };
 
 static inline struct rchan *to_rchan(struct evt_rchan *c)
@@ -146,7 +146,7 @@ int evt_relay_file_create(const char *filename, const char *parent, int mode,
 	struct stat st;
 	int ret;
 
-	(void)mode;	/* a link to /proc/PID/fd/N: access is the owner's and root's */
+	(void)mode; /* a link to /proc/PID/fd/N: access is the owner's and root's */
 	(void)is_global;
 	if (!filename || !buf || buf->fd < 0)
 		return -EINVAL;
@@ -201,7 +201,7 @@ static int lock_switch(struct rbuf *b)
 	/* Acquire (in cas_acq_rel): the previous holder's switch is seen whole. */
 	while (!cas_acq_rel(&b->lock, &owner, tid)) {
 		if (owner == tid)
-			return -EDEADLK;	/* a signal handler on top of our own switch */
+			return -EDEADLK; /* a signal handler on top of our own switch */
 		sched_yield();
 		owner = 0;
 	}
@@ -257,7 +257,7 @@ static int relay_open_next(struct rchan *c, struct rbuf *b, uint64_t cur_slot, i
 
 	/* The slot's previous round must be complete: a writer still copying into it? */
 	if (ask && ld_acquire(&shm->sb[slot].commit) + ld_acquire(&shm->sb[slot].rcommit) !=
-		   ld_relaxed(&shm->sb[slot].len))
+			   ld_relaxed(&shm->sb[slot].len))
 		goto refuse;
 	b->start_reserve = 0;
 	ok = c->cb.subbuf_start(&b->pub, b->data + slot * b->size,
@@ -309,9 +309,9 @@ static int relay_switch(struct rchan *c, struct rbuf *b, size_t length, int forc
 	}
 	ws = ld_acquire(&shm->wstate);
 	off = RELAY_WS_OFF(ws);
-	if (!force && !(ws & RELAY_CLOSED) && off != RELAY_OFF_FULL &&
-	    off + length <= b->size && RELAY_WS_SLOT(ws) < b->n) {
-		unlock_switch(b);	/* another writer switched meanwhile */
+	if (!force && !(ws & RELAY_CLOSED) && off != RELAY_OFF_FULL && off + length <= b->size &&
+	    RELAY_WS_SLOT(ws) < b->n) {
+		unlock_switch(b); /* another writer switched meanwhile */
 		return 1;
 	}
 	/* Close the word: reservations stop, the offset is final. */
@@ -336,7 +336,7 @@ static int relay_switch(struct rchan *c, struct rbuf *b, size_t length, int forc
 	off = RELAY_WS_OFF(ws);
 	slot = RELAY_WS_SLOT(ws);
 	relay_deliver_maps(c, b);
-	if (slot >= b->n) {	/* someone scribbled on our header: start over in slot 0 */
+	if (slot >= b->n) { /* someone scribbled on our header: start over in slot 0 */
 		slot = 0;
 		off = RELAY_OFF_FULL;
 		b->has_prev = 0;
@@ -354,7 +354,7 @@ static int relay_switch(struct rchan *c, struct rbuf *b, size_t length, int forc
 		relay_wake(shm);
 	}
 	ret = relay_open_next(c, b, slot, 1);
-	reserve = b->start_reserve;	/* read under the lock */
+	reserve = b->start_reserve; /* read under the lock */
 	unlock_switch(b);
 	if (!ret) {
 		if (length)
@@ -423,7 +423,7 @@ static inline char *relay_reserve_rseq(struct rchan *c, size_t length, struct rb
 		struct rbuf *b;
 		int ret;
 
-		if (unlikely(cpu >= c->nr_map)) {	/* a CPU hot-added since open */
+		if (unlikely(cpu >= c->nr_map)) { /* a CPU hot-added since open */
 			add_relaxed(&c->map[0]->shm->dropped, 1);
 			*errp = -ENOBUFS;
 			return NULL;
@@ -441,7 +441,8 @@ static inline char *relay_reserve_rseq(struct rchan *c, size_t length, struct rb
 			 * Ordering: x86 keeps our later stores (the message, the commit)
 			 * after this one.
 			 */
-			if (evt_rseq_cmp2_store2(&shm->wstate, ws, tag, ws + length, tag, cpu) == 0) {
+			if (evt_rseq_cmp2_store2(&shm->wstate, ws, tag, ws + length, tag, cpu) ==
+			    0) {
 				*bp = b;
 				*slotp = slot;
 				return b->data + slot * b->size + off;
@@ -494,7 +495,7 @@ static inline void relay_commit(struct rchan *c, struct rbuf *b, uint64_t slot, 
 			unsigned int cpu = evt_rseq_cpu();
 
 			if (cpu != b->pub.cpu)
-				break;	/* migrated since the reservation */
+				break; /* migrated since the reservation */
 			/* A plain add on the buffer's CPU; x86 orders it after the message. */
 			if (evt_rseq_addv(&b->shm->sb[slot].commit, length, cpu) == 0)
 				return;
@@ -509,8 +510,8 @@ static inline void relay_commit(struct rchan *c, struct rbuf *b, uint64_t slot, 
 	add_release(&b->shm->sb[slot].commit, length);
 }
 
-static inline char *relay_reserve(struct rchan *c, size_t length, struct rbuf **bp,
-				  uint64_t *slotp, int *errp)
+static inline char *relay_reserve(struct rchan *c, size_t length, struct rbuf **bp, uint64_t *slotp,
+				  int *errp)
 {
 #if EVT_HAVE_RSEQ_OPS
 	if (likely(c->rseq))

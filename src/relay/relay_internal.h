@@ -61,19 +61,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RELAY_MAGIC		UINT64_C(0x59414c4552545645)	/* "EVTRELAY" */
-#define RELAY_VERSION		1u
+#define RELAY_MAGIC   UINT64_C(0x59414c4552545645) /* "EVTRELAY" */
+#define RELAY_VERSION 1u
 
-#define RELAY_OFF_MASK		UINT64_C(0xffffffff)
-#define RELAY_OFF_FULL		UINT64_C(0xffffffff)
-#define RELAY_CLOSED		(UINT64_C(1) << 32)
-#define RELAY_SLOT_SHIFT	33
+#define RELAY_OFF_MASK	 UINT64_C(0xffffffff)
+#define RELAY_OFF_FULL	 UINT64_C(0xffffffff)
+#define RELAY_CLOSED	 (UINT64_C(1) << 32)
+#define RELAY_SLOT_SHIFT 33
 
-#define RELAY_WS(slot, off)	(((uint64_t)(slot) << RELAY_SLOT_SHIFT) | (uint64_t)(off))
-#define RELAY_WS_OFF(ws)	((ws) & RELAY_OFF_MASK)
-#define RELAY_WS_SLOT(ws)	((ws) >> RELAY_SLOT_SHIFT)
+#define RELAY_WS(slot, off) (((uint64_t)(slot) << RELAY_SLOT_SHIFT) | (uint64_t)(off))
+#define RELAY_WS_OFF(ws)    ((ws)&RELAY_OFF_MASK)
+#define RELAY_WS_SLOT(ws)   ((ws) >> RELAY_SLOT_SHIFT)
 
-#define RELAY_SHM_GLOBAL	0x1u
+#define RELAY_SHM_GLOBAL 0x1u
 
 /*
  * Per sub-buffer: bytes committed, and its length once finished (size -
@@ -103,28 +103,28 @@ struct relay_shm {
 
 	/* the writer's line */
 	uint64_t wstate __attribute__((aligned(64)));
-	uint64_t wtag;		/* second word of the 16-byte pair an rseq reservation stores */
-	uint64_t produced;	/* finished sub-buffers (release, by the switcher) */
-	uint64_t opened;	/* number of the sub-buffer opened last: its slot's older data is gone */
-	uint64_t dropped;	/* messages refused: buffer full */
-	uint64_t toobig;	/* messages larger than a sub-buffer */
-	uint32_t wake;		/* futex: bumped at every sub-buffer boundary and at close */
-	uint32_t finalized;	/* 1 after evt_relay_close() */
+	uint64_t wtag;	   /* second word of the 16-byte pair an rseq reservation stores */
+	uint64_t produced; /* finished sub-buffers (release, by the switcher) */
+	uint64_t opened;   /* number of the sub-buffer opened last: its slot's older data is gone */
+	uint64_t dropped;  /* messages refused: buffer full */
+	uint64_t toobig;   /* messages larger than a sub-buffer */
+	uint32_t wake;	   /* futex: bumped at every sub-buffer boundary and at close */
+	uint32_t finalized; /* 1 after evt_relay_close() */
 
 	/* the consumer's line */
-	uint64_t consumed __attribute__((aligned(64)));	/* CAS by consumer and writer */
-	uint64_t bytes_consumed;	/* consumer's offset in sub-buffer number consumed */
-	uint32_t waiters;		/* consumers sleeping on wake */
-	uint32_t maps;			/* consumers holding a mapping */
-	uint32_t refs;			/* holders: the writer and each consumer */
-	uint32_t map_events;		/* evt_relay_reader_mmap() calls, ever */
-	uint32_t unmap_events;		/* unmaps (at the reader's close), ever */
+	uint64_t consumed __attribute__((aligned(64))); /* CAS by consumer and writer */
+	uint64_t bytes_consumed; /* consumer's offset in sub-buffer number consumed */
+	uint32_t waiters;	 /* consumers sleeping on wake */
+	uint32_t maps;		 /* consumers holding a mapping */
+	uint32_t refs;		 /* holders: the writer and each consumer */
+	uint32_t map_events;	 /* evt_relay_reader_mmap() calls, ever */
+	uint32_t unmap_events;	 /* unmaps (at the reader's close), ever */
 	uint32_t pad1;
 
 	struct relay_sb sb[] __attribute__((aligned(64)));
 };
 
-#define RELAY_PAGE		4096u
+#define RELAY_PAGE 4096u
 
 static inline uint64_t relay_hdr_size(uint64_t n_subbufs)
 {

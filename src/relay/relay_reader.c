@@ -44,8 +44,8 @@
 
 struct evt_relay_reader {
 	int fd;
-	struct relay_shm *shm;	/* header, read-write (consumer fields) */
-	const char *data;	/* the sub-buffers, read-only */
+	struct relay_shm *shm; /* header, read-write (consumer fields) */
+	const char *data;      /* the sub-buffers, read-only */
 	uint64_t hdr_size;
 	uint64_t size;
 	uint64_t n;
@@ -56,18 +56,18 @@ struct evt_relay_reader {
 
 /* Where the next unread bytes are. */
 struct rd_pos {
-	uint64_t c;		/* sub-buffer number */
+	uint64_t c; /* sub-buffer number */
 	uint64_t slot;
-	uint64_t b;		/* first unread byte */
-	uint64_t end;		/* end of the readable bytes */
-	int finished;		/* the sub-buffer is finished: consume it at end */
+	uint64_t b;   /* first unread byte */
+	uint64_t end; /* end of the readable bytes */
+	int finished; /* the sub-buffer is finished: consume it at end */
 };
 
 int relay_shm_check(const struct relay_shm *shm, uint64_t file_size)
 {
 	struct relay_shm h;
 
-	memcpy(&h, shm, sizeof(h));	/* one snapshot: the writer may change it meanwhile */
+	memcpy(&h, shm, sizeof(h)); /* one snapshot: the writer may change it meanwhile */
 	if (h.magic != RELAY_MAGIC || h.version != RELAY_VERSION)
 		return -EBADMSG;
 	if (!h.subbuf_size || h.subbuf_size > EVT_RELAY_MAX_SUBBUF_SIZE || !h.n_subbufs ||
@@ -188,24 +188,25 @@ static int rd_locate(struct evt_relay_reader *r, struct rd_pos *p, int may_skip)
 		uint64_t B = ld_relaxed(&shm->bytes_consumed);
 		uint64_t slot, len, commit, ws, off;
 /* A contradiction is corruption only if the writer did not move meanwhile. */
-#define RD_BAD() do {								\
-		if (ld_acquire(&shm->produced) != P || ld_acquire(&shm->opened) != O)	\
-			goto again;						\
-		return -EBADMSG;						\
+#define RD_BAD()                                                                      \
+	do {                                                                          \
+		if (ld_acquire(&shm->produced) != P || ld_acquire(&shm->opened) != O) \
+			goto again;                                                   \
+		return -EBADMSG;                                                      \
 	} while (0)
 
-		if (C > P) {		/* a reset under us, or garbage: start at the writer */
+		if (C > P) { /* a reset under us, or garbage: start at the writer */
 			if (cas_acq_rel(&shm->consumed, &C, P))
 				st_relaxed(&shm->bytes_consumed, 0);
 			continue;
 		}
 		if (O > P + 1)
 			RD_BAD();
-		if (O >= C + r->n) {	/* overwritten: skip to the oldest intact sub-buffer */
+		if (O >= C + r->n) { /* overwritten: skip to the oldest intact sub-buffer */
 			uint64_t nc = O - r->n + 1;
 
 			if (!may_skip)
-				return 0;	/* one read never spans a gap */
+				return 0; /* one read never spans a gap */
 
 			if (cas_acq_rel(&shm->consumed, &C, nc)) {
 				st_relaxed(&shm->bytes_consumed, 0);
@@ -225,8 +226,8 @@ static int rd_locate(struct evt_relay_reader *r, struct rd_pos *p, int may_skip)
 				RD_BAD();
 			if (commit != len) {
 				if (ld_acquire(&shm->opened) >= C + r->n)
-					goto again;	/* reused meanwhile */
-				return 0;		/* a writer is still copying */
+					goto again; /* reused meanwhile */
+				return 0;	    /* a writer is still copying */
 			}
 			/* len and commit were of sub-buffer C, not of a later one in its slot */
 			if (ld_acquire(&shm->opened) >= C + r->n)
@@ -280,8 +281,8 @@ static void rd_advance(struct evt_relay_reader *r, const struct rd_pos *p, uint6
 	}
 }
 
-typedef int (*rd_copy_fn)(struct evt_relay_reader *r, const struct rd_pos *p, uint64_t k,
-			  void *arg, size_t done);
+typedef int (*rd_copy_fn)(struct evt_relay_reader *r, const struct rd_pos *p, uint64_t k, void *arg,
+			  size_t done);
 
 static ssize_t rd_transfer(struct evt_relay_reader *r, size_t len, rd_copy_fn copy, void *arg,
 			   int validate)
@@ -313,7 +314,7 @@ static ssize_t rd_transfer(struct evt_relay_reader *r, size_t len, rd_copy_fn co
 			k = (uint64_t)ret;
 			if (rd_overwritten(r, p.c)) {
 				if (validate)
-					continue;	/* discard; rd_locate() skips and counts */
+					continue; /* discard; rd_locate() skips and counts */
 				r->lost++;
 			}
 		}
@@ -417,7 +418,7 @@ int evt_relay_reader_poll(struct evt_relay_reader *r, int timeout_ms)
 		long ret;
 
 		add_relaxed(&r->shm->waiters, 1);
-		/* Full barrier: waiters is visible before we look again (pairs with relay_wake()). */
+		/* Full barrier: waiters is visible before we look again (see relay_wake()). */
 		fence_seq_cst();
 		mask = rd_ready(r);
 		if (mask) {

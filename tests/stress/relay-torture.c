@@ -42,10 +42,10 @@
 
 #include "helpers.h"
 
-#define MAXW 130		/* writer threads, then one signal "writer" per thread */
-#define MAXT 64
-#define MAXB 4096
-#define MAGIC 0x544f5254u	/* "TORT" */
+#define MAXW  130 /* writer threads, then one signal "writer" per thread */
+#define MAXT  64
+#define MAXB  4096
+#define MAGIC 0x544f5254u /* "TORT" */
 
 struct trec {
 	uint32_t magic;
@@ -244,11 +244,12 @@ static int consumer(int nbufs)
 				continue;
 			switch (overwrite ? 0 : (round + (uint64_t)i) % 3) {
 			case 0:
-				n = evt_relay_reader_read(r[i], buf, (size_t)(round % 7 + 1) * 4096);
+				n = evt_relay_reader_read(r[i], buf,
+							  (size_t)(round % 7 + 1) * 4096);
 				if (n > 0) {
 					struct evt_relay_info info;
 
-					/* a gap (overwritten sub-buffers) comes before a read's bytes */
+					/* a gap (overwritten sub-buffers) precedes the bytes */
 					evt_relay_reader_info(r[i], &info);
 					if (info.lost != lost[i]) {
 						lost[i] = info.lost;
@@ -330,7 +331,8 @@ static int consumer(int nbufs)
 
 static int run(int global, double seconds)
 {
-	struct evt_rchan_callbacks cb = { .create_buf_file = create, .remove_buf_file = remove_file };
+	struct evt_rchan_callbacks cb = { .create_buf_file = create,
+					  .remove_buf_file = remove_file };
 	pthread_t sigth;
 	uint64_t lost_total = 0;
 	uint64_t written = 0, refused = 0;
@@ -377,14 +379,13 @@ static int run(int global, double seconds)
 			fail = 1;
 		}
 	}
-	printf("%s%s: %d writer threads + their signal handlers, %llu records written, %llu refused (buffers say %llu); "
-	       "consumer bytes: read %llu, mmap %llu, splice %llu; bad %llu, out of order %llu\n",
+	printf("%s%s: %d writer threads + their signal handlers, %llu records written, "
+	       "%llu refused (buffers say %llu); consumer bytes: read %llu, mmap %llu, splice %llu; bad %llu, out of order %llu\n",
 	       global ? "global" : "per-cpu", overwrite ? " overwrite" : "", nthreads,
-	       (unsigned long long)written,
-	       (unsigned long long)refused, (unsigned long long)res->dropped_shm,
-	       (unsigned long long)res->by_read, (unsigned long long)res->by_mmap,
-	       (unsigned long long)res->by_splice, (unsigned long long)res->bad,
-	       (unsigned long long)res->order);
+	       (unsigned long long)written, (unsigned long long)refused,
+	       (unsigned long long)res->dropped_shm, (unsigned long long)res->by_read,
+	       (unsigned long long)res->by_mmap, (unsigned long long)res->by_splice,
+	       (unsigned long long)res->bad, (unsigned long long)res->order);
 	if (overwrite)
 		printf("  overwritten before they were read: %llu records\n",
 		       (unsigned long long)lost_total);
@@ -411,7 +412,7 @@ int main(int argc, char **argv)
 	nthreads = t_nr_cpus() + 1;
 	if (nthreads > MAXT)
 		nthreads = MAXT;
-	nw = 2 * nthreads;		/* thread writers, then their signal handlers */
+	nw = 2 * nthreads; /* thread writers, then their signal handlers */
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGUSR1, &sa, NULL);

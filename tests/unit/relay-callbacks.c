@@ -45,7 +45,8 @@ static int create(const char *filename, const char *parent, int mode, struct evt
 
 int main(void)
 {
-	struct evt_rchan_callbacks cb = { .subbuf_start = subbuf_start, .create_buf_file = create,
+	struct evt_rchan_callbacks cb = { .subbuf_start = subbuf_start,
+					  .create_buf_file = create,
 					  .remove_buf_file = t_remove };
 	struct evt_rchan_callbacks half = { .create_buf_file = create };
 	struct ctx x = { .fail_cpu = -1 };
@@ -63,20 +64,20 @@ int main(void)
 		x.fail_cpu = 1;
 		T_ASSERT_EQ(evt_relay_open("f", t_dir, 256, 4, &cb, &x, &chan), -EACCES);
 		t_path(path, sizeof(path), "f0");
-		T_ASSERT(lstat(path, &st) < 0);	/* cpu 0's file was removed again */
+		T_ASSERT(lstat(path, &st) < 0); /* cpu 0's file was removed again */
 		x = (struct ctx){ .fail_cpu = -1 };
 	}
 
 	T_ASSERT_OK(evt_relay_open("c", t_dir, 256, 4, &cb, &x, &chan));
 	T_ASSERT(chan->private_data == &x);
 	T_ASSERT_EQ(x.creates, chan->nr_bufs);
-	T_ASSERT_EQ(x.starts, chan->nr_bufs);		/* once per buffer at open */
+	T_ASSERT_EQ(x.starts, chan->nr_bufs); /* once per buffer at open */
 	T_ASSERT_EQ(x.starts_null, chan->nr_bufs);
 	if (t_pin_to_cpu(0) < 0)
 		t_skip("cannot pin to CPU 0");
 	T_ASSERT_OK(evt_relay_write(chan, rec, sizeof(rec)));
 	T_ASSERT_OK(evt_relay_write(chan, rec, sizeof(rec)));
-	T_ASSERT_OK(evt_relay_write(chan, rec, sizeof(rec)));	/* switch: 56 bytes of padding */
+	T_ASSERT_OK(evt_relay_write(chan, rec, sizeof(rec))); /* switch: 56 bytes of padding */
 	T_ASSERT_EQ(x.starts, chan->nr_bufs + 1);
 	T_ASSERT_EQ(x.starts_null, chan->nr_bufs);
 	T_ASSERT_EQ(x.last_padding, 56);
