@@ -380,7 +380,8 @@ static int run(int global, double seconds)
 		}
 	}
 	printf("%s%s: %d writer threads + their signal handlers, %llu records written, "
-	       "%llu refused (buffers say %llu); consumer bytes: read %llu, mmap %llu, splice %llu; bad %llu, out of order %llu\n",
+	       "%llu refused (buffers say %llu); consumer bytes: read %llu, mmap %llu, "
+	       "splice %llu; bad %llu, out of order %llu\n",
 	       global ? "global" : "per-cpu", overwrite ? " overwrite" : "", nthreads,
 	       (unsigned long long)written, (unsigned long long)refused,
 	       (unsigned long long)res->dropped_shm, (unsigned long long)res->by_read,
