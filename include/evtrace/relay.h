@@ -38,6 +38,8 @@
  *   evt_relay_close               | none
  *   evt_relay_reader_*            | any        | one reader per buffer
  *
+ * A child made by fork() must not write to its parent's channels.
+ *
  * Errors: int functions return 0 (or a count) or a negative errno value
  * and never touch errno.
  */
