@@ -75,6 +75,9 @@
 
 #define RELAY_SHM_GLOBAL 0x1u
 
+/* The low 32 bits of the sub-buffer number an offset in bytes_consumed was stored for. */
+#define RELAY_BC_TAG(bc) ((bc) >> 32)
+
 /*
  * Per sub-buffer: bytes committed, and its length once finished (size -
  * padding). commit is added to by writers on the buffer's CPU (in a
@@ -113,12 +116,13 @@ struct relay_shm {
 
 	/* the consumer's line */
 	uint64_t consumed __attribute__((aligned(64))); /* CAS by consumer and writer */
-	uint64_t bytes_consumed; /* consumer's offset in sub-buffer number consumed */
-	uint32_t waiters;	 /* consumers sleeping on wake */
-	uint32_t maps;		 /* consumers holding a mapping */
-	uint32_t refs;		 /* holders: the writer and each consumer */
-	uint32_t map_events;	 /* evt_relay_reader_mmap() calls, ever */
-	uint32_t unmap_events;	 /* unmaps (at the reader's close), ever */
+	/* consumer's offset in sub-buffer number consumed: (consumed << 32) | offset */
+	uint64_t bytes_consumed;
+	uint32_t waiters;      /* consumers sleeping on wake */
+	uint32_t maps;	       /* consumers holding a mapping */
+	uint32_t refs;	       /* holders: the writer and each consumer */
+	uint32_t map_events;   /* evt_relay_reader_mmap() calls, ever */
+	uint32_t unmap_events; /* unmaps (at the reader's close), ever */
 	uint32_t pad1;
 
 	struct relay_sb sb[] __attribute__((aligned(64)));

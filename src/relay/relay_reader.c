@@ -185,7 +185,9 @@ static int rd_locate(struct evt_relay_reader *r, struct rd_pos *p, int may_skip)
 		uint64_t O = ld_acquire(&shm->opened);
 		uint64_t P = ld_acquire(&shm->produced);
 		uint64_t C = ld_acquire(&shm->consumed);
-		uint64_t B = ld_relaxed(&shm->bytes_consumed);
+		uint64_t Bw = ld_relaxed(&shm->bytes_consumed);
+		/* The offset counts only if it was stored for sub-buffer C (see rd_advance()). */
+		uint64_t B = RELAY_BC_TAG(Bw) == RELAY_BC_TAG(C << 32) ? (Bw & RELAY_OFF_MASK) : 0;
 		uint64_t slot, len, commit, ws, off;
 /* A contradiction is corruption only if the writer did not move meanwhile. */
 #define RD_BAD()                                                                      \
@@ -277,7 +279,8 @@ static void rd_advance(struct evt_relay_reader *r, const struct rd_pos *p, uint6
 		if (cas_acq_rel(&shm->consumed, &c, p->c + 1))
 			st_relaxed(&shm->bytes_consumed, 0);
 	} else {
-		st_relaxed(&shm->bytes_consumed, p->b + k);
+		/* Tagged with the sub-buffer's number: a consumed moved by someone else voids it. */
+		st_relaxed(&shm->bytes_consumed, (c << 32) | (p->b + k));
 	}
 }
 
