@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	evt_trace_start(kprobes_trace);
-	pthread_atfork(handler_pre, NULL, NULL);	/* "register_kprobe(do_fork)" */
+	pthread_atfork(handler_pre, NULL, NULL); /* "register_kprobe(do_fork)" */
 
 	for (int i = 0; i < nforks; i++) {
 		pid = fork();

@@ -32,9 +32,9 @@ extern "C" {
 #endif
 
 /* Overwrite ("flight recorder") mode instead of no-overwrite. */
-#define EVT_TRACE_FLIGHT_CHANNEL	0x1u
+#define EVT_TRACE_FLIGHT_CHANNEL 0x1u
 /* One global buffer instead of one per CPU. */
-#define EVT_TRACE_GLOBAL_CHANNEL	0x2u
+#define EVT_TRACE_GLOBAL_CHANNEL 0x2u
 
 enum evt_trace_state {
 	EVT_TRACE_SETUP = 0,

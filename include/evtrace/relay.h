@@ -19,7 +19,7 @@
  * (/proc/PID/fd/N), so that another process opens the very buffer.
  * The consumer side (evt_relay_reader_*, below) opens such a file and
  * does what the kernel's relay file operations do: mmap of the whole
- * buffer, read that consumes and strips padding, splice/sendfile to a
+ * buffer, read that consumes and strips padding, splice (the seed's sendfile) to a
  * descriptor, poll woken at every sub-buffer boundary (a futex in the
  * buffer's header), close with reference counting.
  *
@@ -37,6 +37,8 @@
  *   evt_relay_late_setup_files    | any (late setup stops writers a moment)
  *   evt_relay_close               | none
  *   evt_relay_reader_*            | any        | one reader per buffer
+ *
+ * A child made by fork() must not write to its parent's channels.
  *
  * Errors: int functions return 0 (or a count) or a negative errno value
  * and never touch errno.
@@ -120,9 +122,9 @@ struct evt_rchan_callbacks {
 };
 
 /* Largest sub-buffer and count, and largest buffer (n_subbufs * subbuf_size). */
-#define EVT_RELAY_MAX_SUBBUF_SIZE	(1u << 30)
-#define EVT_RELAY_MAX_SUBBUFS		(1u << 20)
-#define EVT_RELAY_MAX_BUF_SIZE		(UINT64_C(1) << 36)
+#define EVT_RELAY_MAX_SUBBUF_SIZE (1u << 30)
+#define EVT_RELAY_MAX_SUBBUFS	  (1u << 20)
+#define EVT_RELAY_MAX_BUF_SIZE	  (UINT64_C(1) << 36)
 
 /* --- channel management ----------------------------------------------------------------- */
 
@@ -195,7 +197,9 @@ struct evt_relay_info {
  * read:     copy up to @len bytes of unread data, padding stripped, and consume them.
  *           Returns the count; -EAGAIN when nothing is ready but the writer is alive;
  *           0 at end of file (the channel was closed and everything was read);
- *           -EBADMSG when the shared header is corrupt.
+ *           -EBADMSG when the shared header is corrupt. Overwrite mode: sub-buffers the
+ *           writer reused are skipped and counted (info.lost) only at the start of a call,
+ *           so the bytes one call returns have no gap in them.
  * splice:   the same, but the bytes go to @out_fd (a file, pipe or socket), written from the
  *           mapping with no staging copy; -EAGAIN from a full non-blocking @out_fd.
  * poll:     wait up to @timeout_ms (-1: forever) until a finished sub-buffer is unread:

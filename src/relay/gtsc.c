@@ -37,7 +37,7 @@ struct gtsc {
 	int state;		/* enum evt_trace_state */
 	int ino;		/* inotify descriptor, or -1 */
 	int busy;		/* a control point is running (trylock) */
-	uint64_t dropped_shown;	/* the value in the dropped file */
+	uint64_t dropped_shown; /* the value in the dropped file */
 };
 
 static __thread unsigned int gtsc_calls;
@@ -213,7 +213,8 @@ int evt_trace_setup(const char *root, const char *name, size_t subbuf_size, size
 	/* An absolute root is used as is; a name (or NULL) goes under the default directory. */
 	if (root && root[0] == '/') {
 		ret = snprintf(t->root, sizeof(t->root), "%s", root) >= (int)sizeof(t->root) ?
-		      -ENAMETOOLONG : 0;
+			      -ENAMETOOLONG :
+			      0;
 	} else {
 		ret = evt_relay_default_dir(def, sizeof(def));
 		if (!ret && snprintf(t->root, sizeof(t->root), "%s%s%s", def, root ? "/" : "",

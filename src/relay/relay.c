@@ -38,20 +38,21 @@
 #include "compat/atomic.h"
 #include "compat/compiler.h"
 #include "compat/cpu.h"
+#include "compat/rseq.h"
 #include "relay/relay_internal.h"
 
-#define RELAY_MAX_CPUS	4096
+#define RELAY_MAX_CPUS 4096
 
 struct rbuf {
 	struct evt_rchan_buf pub;
 	struct relay_shm *shm;
 	char *data;
 	size_t map_len;
-	uint64_t size;		/* subbuf_size */
-	uint64_t n;		/* n_subbufs */
-	char *path;		/* the file create_buf_file() made, or NULL */
+	uint64_t size; /* subbuf_size */
+	uint64_t n;    /* n_subbufs */
+	char *path;    /* the file create_buf_file() made, or NULL */
 	/* switch state: only under the switch lock */
-	int lock;		/* owner's thread id, 0 when free */
+	int lock; /* owner's thread id, 0 when free */
 	size_t start_reserve;
 	uint64_t prev_slot;
 	size_t prev_padding;
@@ -65,9 +66,10 @@ struct rchan {
 	struct evt_rchan_callbacks cb;
 	char *base_filename;
 	char *parent;
-	unsigned int nr_map;		/* entries of map[] (possible CPUs) */
-	struct rbuf **bufs;		/* pub.nr_bufs buffers */
-	struct rbuf **map;		/* CPU -> buffer (all buffer 0 when global) */
+	unsigned int nr_map; /* entries of map[] (possible CPUs) */
+	int rseq;	     /* writers reserve by restartable sequence */
+	struct rbuf **bufs;  /* pub.nr_bufs buffers */
+	struct rbuf **map;   /* CPU -> buffer (all buffer 0 when global) */
 };
 
 static inline struct rchan *to_rchan(struct evt_rchan *c)
@@ -144,7 +146,7 @@ int evt_relay_file_create(const char *filename, const char *parent, int mode,
 	struct stat st;
 	int ret;
 
-	(void)mode;	/* a link to /proc/PID/fd/N: access is the owner's and root's */
+	(void)mode; /* a link to /proc/PID/fd/N: access is the owner's and root's */
 	(void)is_global;
 	if (!filename || !buf || buf->fd < 0)
 		return -EINVAL;
@@ -199,7 +201,7 @@ static int lock_switch(struct rbuf *b)
 	/* Acquire (in cas_acq_rel): the previous holder's switch is seen whole. */
 	while (!cas_acq_rel(&b->lock, &owner, tid)) {
 		if (owner == tid)
-			return -EDEADLK;	/* a signal handler on top of our own switch */
+			return -EDEADLK; /* a signal handler on top of our own switch */
 		sched_yield();
 		owner = 0;
 	}
@@ -254,7 +256,8 @@ static int relay_open_next(struct rchan *c, struct rbuf *b, uint64_t cur_slot, i
 	int ok;
 
 	/* The slot's previous round must be complete: a writer still copying into it? */
-	if (ask && ld_acquire(&shm->sb[slot].commit) != ld_relaxed(&shm->sb[slot].len))
+	if (ask && ld_acquire(&shm->sb[slot].commit) + ld_acquire(&shm->sb[slot].rcommit) !=
+			   ld_relaxed(&shm->sb[slot].len))
 		goto refuse;
 	b->start_reserve = 0;
 	ok = c->cb.subbuf_start(&b->pub, b->data + slot * b->size,
@@ -271,6 +274,7 @@ static int relay_open_next(struct rchan *c, struct rbuf *b, uint64_t cur_slot, i
 	 */
 	fence_seq_cst();
 	st_relaxed(&shm->sb[slot].commit, reserve);
+	st_relaxed(&shm->sb[slot].rcommit, 0);
 	st_relaxed(&shm->sb[slot].len, 0);
 	/*
 	 * Release: the commit reset and the header the callback wrote are visible
@@ -292,6 +296,7 @@ static int relay_switch(struct rchan *c, struct rbuf *b, size_t length, int forc
 {
 	struct relay_shm *shm = b->shm;
 	uint64_t ws, off, slot, produced;
+	size_t reserve;
 	int ret;
 
 	if (unlikely(length > b->size)) {
@@ -304,18 +309,34 @@ static int relay_switch(struct rchan *c, struct rbuf *b, size_t length, int forc
 	}
 	ws = ld_acquire(&shm->wstate);
 	off = RELAY_WS_OFF(ws);
-	if (!force && !(ws & RELAY_CLOSED) && off != RELAY_OFF_FULL &&
-	    off + length <= b->size && RELAY_WS_SLOT(ws) < b->n) {
-		unlock_switch(b);	/* another writer switched meanwhile */
+	if (!force && !(ws & RELAY_CLOSED) && off != RELAY_OFF_FULL && off + length <= b->size &&
+	    RELAY_WS_SLOT(ws) < b->n) {
+		unlock_switch(b); /* another writer switched meanwhile */
 		return 1;
 	}
 	/* Close the word: reservations stop, the offset is final. */
-	while (!cas_acq_rel(&shm->wstate, &ws, ws | RELAY_CLOSED))
-		;
+	for (;;) {
+		uint64_t now;
+
+		while (!cas_acq_rel(&shm->wstate, &ws, ws | RELAY_CLOSED))
+			;
+		if (!c->rseq || RELAY_WS_OFF(ws) == RELAY_OFF_FULL)
+			break;
+		/*
+		 * An rseq writer that compared the open word before our CAS may
+		 * have stored its reservation after it, reopening the word: after
+		 * the fence no such sequence is left; look again.
+		 */
+		rseq_ops_fence();
+		now = ld_acquire(&shm->wstate);
+		if (now & RELAY_CLOSED)
+			break;
+		ws = now;
+	}
 	off = RELAY_WS_OFF(ws);
 	slot = RELAY_WS_SLOT(ws);
 	relay_deliver_maps(c, b);
-	if (slot >= b->n) {	/* someone scribbled on our header: start over in slot 0 */
+	if (slot >= b->n) { /* someone scribbled on our header: start over in slot 0 */
 		slot = 0;
 		off = RELAY_OFF_FULL;
 		b->has_prev = 0;
@@ -333,13 +354,14 @@ static int relay_switch(struct rchan *c, struct rbuf *b, size_t length, int forc
 		relay_wake(shm);
 	}
 	ret = relay_open_next(c, b, slot, 1);
+	reserve = b->start_reserve; /* read under the lock */
 	unlock_switch(b);
 	if (!ret) {
 		if (length)
 			add_relaxed(&shm->dropped, 1);
 		return -ENOBUFS;
 	}
-	if (length > b->size - b->start_reserve) {
+	if (length > b->size - reserve) {
 		add_relaxed(&shm->toobig, 1);
 		return -E2BIG;
 	}
@@ -389,19 +411,128 @@ static inline char *relay_reserve_in(struct rchan *c, struct rbuf *b, size_t len
 	}
 }
 
+#if EVT_HAVE_RSEQ_OPS
+/* rseq mode: reserve in the buffer of the CPU we are on, by restartable sequence. */
+static inline char *relay_reserve_rseq(struct rchan *c, size_t length, struct rbuf **bp,
+				       uint64_t *slotp, int *errp)
+{
+	for (;;) {
+		unsigned int cpu = evt_rseq_cpu();
+		struct relay_shm *shm;
+		uint64_t ws, tag, off, slot;
+		struct rbuf *b;
+		int ret;
+
+		if (unlikely(cpu >= c->nr_map)) { /* a CPU hot-added since open */
+			add_relaxed(&c->map[0]->shm->dropped, 1);
+			*errp = -ENOBUFS;
+			return NULL;
+		}
+		b = c->map[cpu];
+		shm = b->shm;
+		ws = ld_relaxed(&shm->wstate);
+		tag = ld_relaxed(&shm->wtag);
+		off = RELAY_WS_OFF(ws);
+		slot = RELAY_WS_SLOT(ws);
+		if (likely(!(ws & RELAY_CLOSED) && off + length <= b->size && slot < b->n)) {
+			/*
+			 * Stores the pair only if still on @cpu, uninterrupted, and the
+			 * pair unchanged: the CPU serializes this buffer's writers.
+			 * Ordering: x86 keeps our later stores (the message, the commit)
+			 * after this one.
+			 */
+			if (evt_rseq_cmp2_store2(&shm->wstate, ws, tag, ws + length, tag, cpu) ==
+			    0) {
+				*bp = b;
+				*slotp = slot;
+				return b->data + slot * b->size + off;
+			}
+			continue;
+		}
+		ret = relay_switch(c, b, length, 0);
+		if (ret < 0) {
+			*errp = ret;
+			return NULL;
+		}
+	}
+}
+#endif
+
+/*
+ * Copy a message. Small ones (the common trace record) inline, as two
+ * overlapping fixed-size moves: a call to memcpy() costs more than the
+ * copy itself at these sizes.
+ */
+static inline void relay_copy(char *dst, const void *data, size_t n)
+{
+	const char *src = data;
+
+	if (n >= 8 && n <= 16) {
+		uint64_t a, b;
+
+		__builtin_memcpy(&a, src, 8);
+		__builtin_memcpy(&b, src + n - 8, 8);
+		__builtin_memcpy(dst, &a, 8);
+		__builtin_memcpy(dst + n - 8, &b, 8);
+	} else if (n > 16 && n <= 32) {
+		char a[16], b[16];
+
+		__builtin_memcpy(a, src, 16);
+		__builtin_memcpy(b, src + n - 16, 16);
+		__builtin_memcpy(dst, a, 16);
+		__builtin_memcpy(dst + n - 16, b, 16);
+	} else {
+		memcpy(dst, src, n);
+	}
+}
+
+/* Count @length bytes of sub-buffer @slot of @b as written. */
+static inline void relay_commit(struct rchan *c, struct rbuf *b, uint64_t slot, size_t length)
+{
+#if EVT_HAVE_RSEQ_OPS
+	if (c->rseq) {
+		for (;;) {
+			unsigned int cpu = evt_rseq_cpu();
+
+			if (cpu != b->pub.cpu)
+				break; /* migrated since the reservation */
+			/* A plain add on the buffer's CPU; x86 orders it after the message. */
+			if (evt_rseq_addv(&b->shm->sb[slot].commit, length, cpu) == 0)
+				return;
+		}
+		/* Release: the message's bytes are visible before the count. */
+		add_release(&b->shm->sb[slot].rcommit, length);
+		return;
+	}
+#endif
+	(void)c;
+	/* Release: the message's bytes are visible before the commit that covers them. */
+	add_release(&b->shm->sb[slot].commit, length);
+}
+
+static inline char *relay_reserve(struct rchan *c, size_t length, struct rbuf **bp, uint64_t *slotp,
+				  int *errp)
+{
+#if EVT_HAVE_RSEQ_OPS
+	if (likely(c->rseq))
+		return relay_reserve_rseq(c, length, bp, slotp, errp);
+#endif
+	*bp = relay_this_buf(c);
+	return relay_reserve_in(c, *bp, length, slotp, errp);
+}
+
 int evt_relay_write(struct evt_rchan *chan, const void *data, size_t length)
 {
 	struct rchan *c = to_rchan(chan);
-	struct rbuf *b = relay_this_buf(c);
+	struct rbuf *b;
 	uint64_t slot;
 	int err = 0;
-	char *p = relay_reserve_in(c, b, length, &slot, &err);
+	char *p = relay_reserve(c, length, &b, &slot, &err);
 
 	if (unlikely(!p))
 		return err;
-	memcpy(p, data, length);
-	/* Release: the message's bytes are visible before the commit that covers them. */
-	add_release(&b->shm->sb[slot].commit, length);
+	relay_copy(p, data, length);
+	relay_commit(c, b, slot, length);
 	return 0;
 }
 
@@ -425,7 +556,7 @@ int evt__relay_write(struct evt_rchan *chan, const void *data, size_t length)
 		if (!p)
 			return err;
 	}
-	memcpy(p, data, length);
+	relay_copy(p, data, length);
 	/* Release: the bytes before the commit; no other writer adds concurrently. */
 	st_release(&shm->sb[slot].commit, ld_relaxed(&shm->sb[slot].commit) + length);
 	return 0;
@@ -434,10 +565,10 @@ int evt__relay_write(struct evt_rchan *chan, const void *data, size_t length)
 void *evt_relay_reserve(struct evt_rchan *chan, size_t length)
 {
 	struct rchan *c = to_rchan(chan);
-	struct rbuf *b = relay_this_buf(c);
+	struct rbuf *b;
 	uint64_t slot;
 	int err = 0;
-	char *p = relay_reserve_in(c, b, length, &slot, &err);
+	char *p = relay_reserve(c, length, &b, &slot, &err);
 
 	if (!p)
 		return NULL;
@@ -445,7 +576,7 @@ void *evt_relay_reserve(struct evt_rchan *chan, size_t length)
 	 * The kernel's relay_reserve() leaves synchronization to the client: the
 	 * slot counts as written now (a consumer may read it before it is filled).
 	 */
-	add_release(&b->shm->sb[slot].commit, length);
+	relay_commit(c, b, slot, length);
 	return p;
 }
 
@@ -555,6 +686,7 @@ static void rbuf_reset(struct rchan *c, struct rbuf *b)
 	st_relaxed(&shm->wstate, RELAY_WS(0, RELAY_OFF_FULL) | RELAY_CLOSED);
 	for (uint64_t i = 0; i < b->n; i++) {
 		st_relaxed(&shm->sb[i].commit, 0);
+		st_relaxed(&shm->sb[i].rcommit, 0);
 		st_relaxed(&shm->sb[i].len, 0);
 	}
 	st_relaxed(&shm->produced, 0);
@@ -576,10 +708,11 @@ static void rbuf_free(struct rchan *c, struct rbuf *b)
 			c->cb.remove_buf_file(b->path);
 		free(b->path);
 	}
-	/* Release: everything written is visible to a consumer that sees finalized. */
+	/* Our reference goes first: a consumer that sees finalized sees it gone. */
+	sub_relaxed(&b->shm->refs, 1);
+	/* Release: everything written (and the reference) before finalized. */
 	st_release(&b->shm->finalized, 1);
 	relay_wake(b->shm);
-	sub_relaxed(&b->shm->refs, 1);
 	munmap(b->shm, b->map_len);
 	close(b->pub.fd);
 	free(b);
@@ -696,6 +829,8 @@ int evt_relay_open(const char *base_filename, const char *parent, size_t subbuf_
 	}
 	for (unsigned int cpu = 0; cpu < nr; cpu++)
 		c->map[cpu] = c->bufs[is_global ? 0 : cpu];
+	/* One buffer per CPU, each written only on its CPU: restartable sequences work. */
+	c->rseq = !is_global && rseq_ops_init();
 	for (unsigned int i = 0; i < c->pub.nr_bufs; i++)
 		rbuf_reset(c, c->bufs[i]);
 	*chanp = &c->pub;

@@ -36,7 +36,21 @@
  * fits, so nothing is reserved in a sub-buffer after it was closed: its
  * length (offset at close) is final. Writers then copy their message
  * and add its length to sb[slot].commit (release); a sub-buffer's data
- * is complete when commit == len. The switcher never waits for commits
+ * is complete when commit + rcommit == len.
+ *
+ * Two ways to reserve, chosen per channel at open:
+ *   CAS   a locked compare-and-swap of wstate, from any CPU (global
+ *         channels, no rseq, TSan builds);
+ *   rseq  a restartable sequence that compares {wstate, wtag} and stores
+ *         the pair only if the thread stayed on the buffer's CPU: the
+ *         writers of a per-CPU buffer are serialized by the CPU itself,
+ *         with no locked instruction. The switcher, which may run on
+ *         another CPU, closes the word by CAS and then restarts every
+ *         running sequence (membarrier, rseq_ops_fence()) and looks again:
+ *         a sequence that compared before its CAS may have stored after it.
+ *         Once CLOSED is seen after the fence it sticks: no sequence
+ *         compares equal to a closed word. A FULL word needs no fence: no
+ *         sequence stores over it either. The switcher never waits for commits
  * (a signal handler may be switching on top of an unfinished write of
  * its own thread): the consumer waits instead, and the switcher refuses
  * to reopen a slot whose previous round is not complete (drop, counted).
@@ -47,24 +61,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RELAY_MAGIC		UINT64_C(0x59414c4552545645)	/* "EVTRELAY" */
-#define RELAY_VERSION		1u
+#define RELAY_MAGIC   UINT64_C(0x59414c4552545645) /* "EVTRELAY" */
+#define RELAY_VERSION 1u
 
-#define RELAY_OFF_MASK		UINT64_C(0xffffffff)
-#define RELAY_OFF_FULL		UINT64_C(0xffffffff)
-#define RELAY_CLOSED		(UINT64_C(1) << 32)
-#define RELAY_SLOT_SHIFT	33
+#define RELAY_OFF_MASK	 UINT64_C(0xffffffff)
+#define RELAY_OFF_FULL	 UINT64_C(0xffffffff)
+#define RELAY_CLOSED	 (UINT64_C(1) << 32)
+#define RELAY_SLOT_SHIFT 33
 
-#define RELAY_WS(slot, off)	(((uint64_t)(slot) << RELAY_SLOT_SHIFT) | (uint64_t)(off))
-#define RELAY_WS_OFF(ws)	((ws) & RELAY_OFF_MASK)
-#define RELAY_WS_SLOT(ws)	((ws) >> RELAY_SLOT_SHIFT)
+#define RELAY_WS(slot, off) (((uint64_t)(slot) << RELAY_SLOT_SHIFT) | (uint64_t)(off))
+#define RELAY_WS_OFF(ws)    ((ws)&RELAY_OFF_MASK)
+#define RELAY_WS_SLOT(ws)   ((ws) >> RELAY_SLOT_SHIFT)
 
-#define RELAY_SHM_GLOBAL	0x1u
+#define RELAY_SHM_GLOBAL 0x1u
 
-/* Per sub-buffer: bytes committed, and its length once finished (size - padding). */
+/* The low 32 bits of the sub-buffer number an offset in bytes_consumed was stored for. */
+#define RELAY_BC_TAG(bc) ((bc) >> 32)
+
+/*
+ * Per sub-buffer: bytes committed, and its length once finished (size -
+ * padding). commit is added to by writers on the buffer's CPU (in a
+ * restartable sequence, or by an atomic add when there is no rseq);
+ * rcommit by writers that migrated to another CPU between their
+ * reservation and their commit (atomic add). The sum is what counts.
+ */
 struct relay_sb {
 	uint64_t commit;
+	uint64_t rcommit;
 	uint64_t len;
+	uint64_t pad;
 };
 
 struct relay_shm {
@@ -81,27 +106,29 @@ struct relay_shm {
 
 	/* the writer's line */
 	uint64_t wstate __attribute__((aligned(64)));
-	uint64_t produced;	/* finished sub-buffers (release, by the switcher) */
-	uint64_t opened;	/* number of the sub-buffer opened last: its slot's older data is gone */
-	uint64_t dropped;	/* messages refused: buffer full */
-	uint64_t toobig;	/* messages larger than a sub-buffer */
-	uint32_t wake;		/* futex: bumped at every sub-buffer boundary and at close */
-	uint32_t finalized;	/* 1 after evt_relay_close() */
+	uint64_t wtag;	   /* second word of the 16-byte pair an rseq reservation stores */
+	uint64_t produced; /* finished sub-buffers (release, by the switcher) */
+	uint64_t opened;   /* number of the sub-buffer opened last: its slot's older data is gone */
+	uint64_t dropped;  /* messages refused: buffer full */
+	uint64_t toobig;   /* messages larger than a sub-buffer */
+	uint32_t wake;	   /* futex: bumped at every sub-buffer boundary and at close */
+	uint32_t finalized; /* 1 after evt_relay_close() */
 
 	/* the consumer's line */
-	uint64_t consumed __attribute__((aligned(64)));	/* CAS by consumer and writer */
-	uint64_t bytes_consumed;	/* consumer's offset in sub-buffer number consumed */
-	uint32_t waiters;		/* consumers sleeping on wake */
-	uint32_t maps;			/* consumers holding a mapping */
-	uint32_t refs;			/* holders: the writer and each consumer */
-	uint32_t map_events;		/* evt_relay_reader_mmap() calls, ever */
-	uint32_t unmap_events;		/* unmaps (at the reader's close), ever */
+	uint64_t consumed __attribute__((aligned(64))); /* CAS by consumer and writer */
+	/* consumer's offset in sub-buffer number consumed: (consumed << 32) | offset */
+	uint64_t bytes_consumed;
+	uint32_t waiters;      /* consumers sleeping on wake */
+	uint32_t maps;	       /* consumers holding a mapping */
+	uint32_t refs;	       /* holders: the writer and each consumer */
+	uint32_t map_events;   /* evt_relay_reader_mmap() calls, ever */
+	uint32_t unmap_events; /* unmaps (at the reader's close), ever */
 	uint32_t pad1;
 
 	struct relay_sb sb[] __attribute__((aligned(64)));
 };
 
-#define RELAY_PAGE		4096u
+#define RELAY_PAGE 4096u
 
 static inline uint64_t relay_hdr_size(uint64_t n_subbufs)
 {

@@ -44,8 +44,8 @@
 
 struct evt_relay_reader {
 	int fd;
-	struct relay_shm *shm;	/* header, read-write (consumer fields) */
-	const char *data;	/* the sub-buffers, read-only */
+	struct relay_shm *shm; /* header, read-write (consumer fields) */
+	const char *data;      /* the sub-buffers, read-only */
 	uint64_t hdr_size;
 	uint64_t size;
 	uint64_t n;
@@ -56,18 +56,18 @@ struct evt_relay_reader {
 
 /* Where the next unread bytes are. */
 struct rd_pos {
-	uint64_t c;		/* sub-buffer number */
+	uint64_t c; /* sub-buffer number */
 	uint64_t slot;
-	uint64_t b;		/* first unread byte */
-	uint64_t end;		/* end of the readable bytes */
-	int finished;		/* the sub-buffer is finished: consume it at end */
+	uint64_t b;   /* first unread byte */
+	uint64_t end; /* end of the readable bytes */
+	int finished; /* the sub-buffer is finished: consume it at end */
 };
 
 int relay_shm_check(const struct relay_shm *shm, uint64_t file_size)
 {
 	struct relay_shm h;
 
-	memcpy(&h, shm, sizeof(h));	/* one snapshot: the writer may change it meanwhile */
+	memcpy(&h, shm, sizeof(h)); /* one snapshot: the writer may change it meanwhile */
 	if (h.magic != RELAY_MAGIC || h.version != RELAY_VERSION)
 		return -EBADMSG;
 	if (!h.subbuf_size || h.subbuf_size > EVT_RELAY_MAX_SUBBUF_SIZE || !h.n_subbufs ||
@@ -173,9 +173,10 @@ int evt_relay_reader_close(struct evt_relay_reader *r)
 
 /*
  * Find the next unread bytes. Return 1 (found; p->end may equal p->b for
- * a finished sub-buffer to consume), 0 (nothing now), or -EBADMSG.
+ * a finished sub-buffer to consume), 0 (nothing now, or a skip over
+ * overwritten sub-buffers is due and !@may_skip), or -EBADMSG.
  */
-static int rd_locate(struct evt_relay_reader *r, struct rd_pos *p)
+static int rd_locate(struct evt_relay_reader *r, struct rd_pos *p, int may_skip)
 {
 	struct relay_shm *shm = r->shm;
 
@@ -184,18 +185,30 @@ static int rd_locate(struct evt_relay_reader *r, struct rd_pos *p)
 		uint64_t O = ld_acquire(&shm->opened);
 		uint64_t P = ld_acquire(&shm->produced);
 		uint64_t C = ld_acquire(&shm->consumed);
-		uint64_t B = ld_relaxed(&shm->bytes_consumed);
+		uint64_t Bw = ld_relaxed(&shm->bytes_consumed);
+		/* The offset counts only if it was stored for sub-buffer C (see rd_advance()). */
+		uint64_t B = RELAY_BC_TAG(Bw) == RELAY_BC_TAG(C << 32) ? (Bw & RELAY_OFF_MASK) : 0;
 		uint64_t slot, len, commit, ws, off;
+/* A contradiction is corruption only if the writer did not move meanwhile. */
+#define RD_BAD()                                                                      \
+	do {                                                                          \
+		if (ld_acquire(&shm->produced) != P || ld_acquire(&shm->opened) != O) \
+			goto again;                                                   \
+		return -EBADMSG;                                                      \
+	} while (0)
 
-		if (C > P) {		/* a reset under us, or garbage: start at the writer */
+		if (C > P) { /* a reset under us, or garbage: start at the writer */
 			if (cas_acq_rel(&shm->consumed, &C, P))
 				st_relaxed(&shm->bytes_consumed, 0);
 			continue;
 		}
 		if (O > P + 1)
-			return -EBADMSG;
-		if (O >= C + r->n) {	/* overwritten: skip to the oldest intact sub-buffer */
+			RD_BAD();
+		if (O >= C + r->n) { /* overwritten: skip to the oldest intact sub-buffer */
 			uint64_t nc = O - r->n + 1;
+
+			if (!may_skip)
+				return 0; /* one read never spans a gap */
 
 			if (cas_acq_rel(&shm->consumed, &C, nc)) {
 				st_relaxed(&shm->bytes_consumed, 0);
@@ -209,44 +222,40 @@ static int rd_locate(struct evt_relay_reader *r, struct rd_pos *p)
 		if (C < P) {
 			len = ld_relaxed(&shm->sb[slot].len);
 			/* Acquire: the bytes the writers committed are visible. */
-			commit = ld_acquire(&shm->sb[slot].commit);
-			if (len > r->size)
-				return -EBADMSG;
-			if (B > len)
-				return -EBADMSG;
+			commit = ld_acquire(&shm->sb[slot].commit) +
+				 ld_acquire(&shm->sb[slot].rcommit);
+			if (len > r->size || B > len || commit > len)
+				RD_BAD();
 			if (commit != len) {
-				if (commit > len && ld_acquire(&shm->produced) == P)
-					return -EBADMSG;
-				if (commit > len)
-					continue;	/* reused meanwhile */
-				return 0;		/* a writer is still copying */
+				if (ld_acquire(&shm->opened) >= C + r->n)
+					goto again; /* reused meanwhile */
+				return 0;	    /* a writer is still copying */
 			}
+			/* len and commit were of sub-buffer C, not of a later one in its slot */
+			if (ld_acquire(&shm->opened) >= C + r->n)
+				goto again;
 			p->b = B;
 			p->end = len;
 			p->finished = 1;
 			return 1;
 		}
 		/* C == P: the sub-buffer being written. commit first (see the top). */
-		commit = ld_acquire(&shm->sb[slot].commit);
+		commit = ld_acquire(&shm->sb[slot].commit) + ld_acquire(&shm->sb[slot].rcommit);
 		ws = ld_acquire(&shm->wstate);
 		off = RELAY_WS_OFF(ws);
 		if (off == RELAY_OFF_FULL || (ws & RELAY_CLOSED))
 			return 0;
-		if (RELAY_WS_SLOT(ws) != slot) {
-			if (ld_acquire(&shm->produced) == P)
-				return -EBADMSG;
-			continue;
-		}
-		if (off > r->size)
-			return -EBADMSG;
-		if (B > off)
-			return -EBADMSG;
+		if (RELAY_WS_SLOT(ws) != slot || off > r->size || B > off)
+			RD_BAD();
 		if (commit != off || off == B)
 			return 0;
 		p->b = B;
 		p->end = off;
 		p->finished = 0;
 		return 1;
+again:
+		continue;
+#undef RD_BAD
 	}
 	return 0;
 }
@@ -270,12 +279,13 @@ static void rd_advance(struct evt_relay_reader *r, const struct rd_pos *p, uint6
 		if (cas_acq_rel(&shm->consumed, &c, p->c + 1))
 			st_relaxed(&shm->bytes_consumed, 0);
 	} else {
-		st_relaxed(&shm->bytes_consumed, p->b + k);
+		/* Tagged with the sub-buffer's number: a consumed moved by someone else voids it. */
+		st_relaxed(&shm->bytes_consumed, (c << 32) | (p->b + k));
 	}
 }
 
-typedef int (*rd_copy_fn)(struct evt_relay_reader *r, const struct rd_pos *p, uint64_t k,
-			  void *arg, size_t done);
+typedef int (*rd_copy_fn)(struct evt_relay_reader *r, const struct rd_pos *p, uint64_t k, void *arg,
+			  size_t done);
 
 static ssize_t rd_transfer(struct evt_relay_reader *r, size_t len, rd_copy_fn copy, void *arg,
 			   int validate)
@@ -291,7 +301,7 @@ static ssize_t rd_transfer(struct evt_relay_reader *r, size_t len, rd_copy_fn co
 	while (total < len && iters--) {
 		struct rd_pos p;
 		uint64_t k;
-		int ret = rd_locate(r, &p);
+		int ret = rd_locate(r, &p, total == 0);
 
 		if (ret < 0)
 			return total ? (ssize_t)total : ret;
@@ -307,7 +317,7 @@ static ssize_t rd_transfer(struct evt_relay_reader *r, size_t len, rd_copy_fn co
 			k = (uint64_t)ret;
 			if (rd_overwritten(r, p.c)) {
 				if (validate)
-					continue;	/* discard; rd_locate() skips and counts */
+					continue; /* discard; rd_locate() skips and counts */
 				r->lost++;
 			}
 		}
@@ -341,8 +351,7 @@ ssize_t evt_relay_reader_read(struct evt_relay_reader *r, void *dst, size_t len)
  * To a descriptor: write(2) straight from the read-only mapping, one copy.
  * Not splice(2)/sendfile(2): into a pipe they hand over references to the
  * memfd's pages, which the writer refills once the sub-buffer is consumed
- * (the kernel's relay consumes at pipe-buffer release; we cannot), and
- * from a memfd they are slower than this copy (docs/relay.md).
+ * (the kernel's relay consumes at pipe-buffer release; we cannot).
  */
 static int copy_fd(struct evt_relay_reader *r, const struct rd_pos *p, uint64_t k, void *arg,
 		   size_t done)
@@ -406,12 +415,13 @@ int evt_relay_reader_poll(struct evt_relay_reader *r, int timeout_ms)
 		ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000L;
 		tsp = &ts;
 	}
-	for (int rounds = 0; rounds < 2; rounds++) {
+	/* -1 waits until something is ready; a timeout may end early after a bare wake-up. */
+	for (int rounds = 0; timeout_ms < 0 || rounds < 2; rounds++) {
 		uint32_t w = ld_acquire(&r->shm->wake);
 		long ret;
 
 		add_relaxed(&r->shm->waiters, 1);
-		/* Full barrier: waiters is visible before we look again (pairs with relay_wake()). */
+		/* Full barrier: waiters is visible before we look again (see relay_wake()). */
 		fence_seq_cst();
 		mask = rd_ready(r);
 		if (mask) {
@@ -449,7 +459,7 @@ int evt_relay_reader_next_subbuf(struct evt_relay_reader *r, size_t *offset, siz
 
 	if (!r || !offset || !len)
 		return -EINVAL;
-	ret = rd_locate(r, &p);
+	ret = rd_locate(r, &p, 1);
 	if (ret <= 0)
 		return ret;
 	if (!p.finished)

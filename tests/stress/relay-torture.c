@@ -14,6 +14,16 @@
  * every record is whole (its filler bytes derive from its sequence
  * number), a writer's records come in increasing order within a buffer,
  * and the buffers' dropped counters add up to the refusals exactly.
+ *
+ * A helper thread interrupts the writers with SIGUSR1 all along; the
+ * handler writes a record of its own (a writer id per thread, accounted
+ * the same way), in the middle of whatever the thread was doing:
+ * reservations, commits, sub-buffer switches.
+ *
+ * A third run uses overwrite mode (subbuf_start always 1) with a consumer
+ * that reads with read() only, beside the writers: records are lost to
+ * overwriting, but every record received must still be whole and in
+ * order, and nothing more can be received than was written.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,9 +42,10 @@
 
 #include "helpers.h"
 
-#define MAXW 65
-#define MAXB 4096
-#define MAGIC 0x544f5254u	/* "TORT" */
+#define MAXW  130 /* writer threads, then one signal "writer" per thread */
+#define MAXT  64
+#define MAXB  4096
+#define MAGIC 0x544f5254u /* "TORT" */
 
 struct trec {
 	uint32_t magic;
@@ -61,6 +72,16 @@ static struct wstats ws[MAXW];
 static int nw;
 static char dir[PATH_MAX];
 static struct results *res;
+static int overwrite;
+
+static int always(struct evt_rchan_buf *buf, void *s, void *p, size_t pad)
+{
+	(void)buf;
+	(void)s;
+	(void)p;
+	(void)pad;
+	return 1;
+}
 
 static int create(const char *filename, const char *parent, int mode, struct evt_rchan_buf *buf,
 		  int *is_global)
@@ -74,34 +95,65 @@ static int remove_file(const char *path)
 	return evt_relay_file_remove(path);
 }
 
+static int nthreads;
+static __thread int my_sig_id = -1;
+static __thread uint64_t my_sig_seq;
+
+/* Write one record of writer @id with sequence number @seq, and account for it. */
+static void write_one(int id, uint64_t seq, uint16_t len)
+{
+	struct wstats *s = &ws[id];
+	unsigned char rec[256];
+	struct trec h = { .magic = MAGIC, .writer = (uint16_t)id, .len = len, .seq = seq };
+	int ret;
+
+	memcpy(rec, &h, sizeof(h));
+	for (unsigned int i = sizeof(h); i < len; i++)
+		rec[i] = (unsigned char)(seq * 7 + i);
+	ret = evt_relay_write(chan, rec, len);
+	s->written++;
+	s->seqsum_all += seq;
+	if (ret == -ENOBUFS) {
+		s->refused++;
+		s->seqsum_refused += seq;
+	} else if (ret) {
+		fprintf(stderr, "write: %d\n", ret);
+		abort();
+	}
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (my_sig_id >= 0) {
+		uint64_t seq = my_sig_seq++;
+
+		write_one(my_sig_id, seq, (uint16_t)(sizeof(struct trec) + seq % 100));
+	}
+}
+
 static void *writer(void *arg)
 {
 	int id = (int)(long)arg;
-	struct wstats *s = &ws[id];
-	unsigned char rec[256];
-	struct trec *h = (struct trec *)rec;
 	struct t_rand rnd = { .s = 0x9e3779b97f4a7c15ull * (uint64_t)(id + 1) };
 
-	for (uint64_t seq = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED); seq++) {
-		uint16_t len = (uint16_t)t_rand_range(&rnd, sizeof(*h), sizeof(rec));
-		int ret;
+	my_sig_seq = 0;
+	my_sig_id = nthreads + id;
+	for (uint64_t seq = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED); seq++)
+		write_one(id, seq, (uint16_t)t_rand_range(&rnd, sizeof(struct trec), 256));
+	return NULL;
+}
 
-		h->magic = MAGIC;
-		h->writer = (uint16_t)id;
-		h->len = len;
-		h->seq = seq;
-		for (unsigned int i = sizeof(*h); i < len; i++)
-			rec[i] = (unsigned char)(seq * 7 + i);
-		ret = evt_relay_write(chan, rec, len);
-		s->written++;
-		s->seqsum_all += seq;
-		if (ret == -ENOBUFS) {
-			s->refused++;
-			s->seqsum_refused += seq;
-		} else if (ret) {
-			fprintf(stderr, "write: %d\n", ret);
-			abort();
-		}
+static pthread_t wth[MAXT];
+
+static void *signaller(void *arg)
+{
+	struct t_rand rnd = { .s = 12345 };
+
+	(void)arg;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		pthread_kill(wth[t_rand_range(&rnd, 0, (uint64_t)nthreads - 1)], SIGUSR1);
+		usleep(50);
 	}
 	return NULL;
 }
@@ -171,6 +223,7 @@ static int consumer(int nbufs)
 	static unsigned char buf[1 << 16];
 	struct evt_relay_reader *r[MAXB];
 	int eof[MAXB] = { 0 }, left = nbufs, mfd;
+	static uint64_t lost[MAXB];
 
 	mfd = memfd_create("sink", 0);
 	for (int i = 0; i < nbufs; i++) {
@@ -189,10 +242,19 @@ static int consumer(int nbufs)
 
 			if (eof[i])
 				continue;
-			switch ((round + (uint64_t)i) % 3) {
+			switch (overwrite ? 0 : (round + (uint64_t)i) % 3) {
 			case 0:
-				n = evt_relay_reader_read(r[i], buf, sizeof(buf));
+				n = evt_relay_reader_read(r[i], buf,
+							  (size_t)(round % 7 + 1) * 4096);
 				if (n > 0) {
+					struct evt_relay_info info;
+
+					/* a gap (overwritten sub-buffers) precedes the bytes */
+					evt_relay_reader_info(r[i], &info);
+					if (info.lost != lost[i]) {
+						lost[i] = info.lost;
+						st->have = 0;
+					}
 					feed(st, buf, (size_t)n);
 					res->by_read += (uint64_t)n;
 				}
@@ -230,6 +292,15 @@ static int consumer(int nbufs)
 				/* end of file only once nothing is left: check with a read */
 				ssize_t m = evt_relay_reader_read(r[i], buf, sizeof(buf));
 
+				if (m > 0 && overwrite) {
+					struct evt_relay_info info;
+
+					evt_relay_reader_info(r[i], &info);
+					if (info.lost != lost[i]) {
+						lost[i] = info.lost;
+						st->have = 0;
+					}
+				}
 				if (m > 0) {
 					feed(st, buf, (size_t)m);
 					res->by_read += (uint64_t)m;
@@ -260,8 +331,10 @@ static int consumer(int nbufs)
 
 static int run(int global, double seconds)
 {
-	struct evt_rchan_callbacks cb = { .create_buf_file = create, .remove_buf_file = remove_file };
-	pthread_t th[MAXW];
+	struct evt_rchan_callbacks cb = { .create_buf_file = create,
+					  .remove_buf_file = remove_file };
+	pthread_t sigth;
+	uint64_t lost_total = 0;
 	uint64_t written = 0, refused = 0;
 	int status, fail = 0;
 	pid_t pid;
@@ -269,24 +342,34 @@ static int run(int global, double seconds)
 	memset(ws, 0, sizeof(ws));
 	memset(res, 0, sizeof(*res));
 	stop = 0;
+	if (overwrite)
+		cb.subbuf_start = always;
 	T_ASSERT_OK(evt_relay_open("t", dir, 4096, 8, &cb, &global, &chan));
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0)
 		_exit(consumer((int)chan->nr_bufs));
-	for (int i = 0; i < nw; i++)
-		T_ASSERT_EQ(pthread_create(&th[i], NULL, writer, (void *)(long)i), 0);
+	for (int i = 0; i < nthreads; i++)
+		T_ASSERT_EQ(pthread_create(&wth[i], NULL, writer, (void *)(long)i), 0);
+	T_ASSERT_EQ(pthread_create(&sigth, NULL, signaller, NULL), 0);
 	for (double t0 = t_seconds_now(); t_seconds_now() - t0 < seconds;)
 		usleep(10000);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
-	for (int i = 0; i < nw; i++)
-		pthread_join(th[i], NULL);
+	pthread_join(sigth, NULL);
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(wth[i], NULL);
 	evt_relay_close(chan);
 	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	T_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0 && res->done);
 	for (int i = 0; i < nw; i++) {
 		written += ws[i].written;
 		refused += ws[i].refused;
+		if (overwrite) {
+			if (res->received[i] + ws[i].refused > ws[i].written)
+				fail = 1;
+			lost_total += ws[i].written - ws[i].refused - res->received[i];
+			continue;
+		}
 		if (res->received[i] + ws[i].refused != ws[i].written ||
 		    res->seqsum[i] + ws[i].seqsum_refused != ws[i].seqsum_all) {
 			fprintf(stderr, "writer %d: written %llu refused %llu received %llu\n", i,
@@ -296,13 +379,17 @@ static int run(int global, double seconds)
 			fail = 1;
 		}
 	}
-	printf("%s: %d writers, %llu records written, %llu refused (buffers say %llu); "
-	       "consumer bytes: read %llu, mmap %llu, splice %llu; bad %llu, out of order %llu\n",
-	       global ? "global" : "per-cpu", nw, (unsigned long long)written,
-	       (unsigned long long)refused, (unsigned long long)res->dropped_shm,
-	       (unsigned long long)res->by_read, (unsigned long long)res->by_mmap,
-	       (unsigned long long)res->by_splice, (unsigned long long)res->bad,
-	       (unsigned long long)res->order);
+	printf("%s%s: %d writer threads + their signal handlers, %llu records written, "
+	       "%llu refused (buffers say %llu); consumer bytes: read %llu, mmap %llu, "
+	       "splice %llu; bad %llu, out of order %llu\n",
+	       global ? "global" : "per-cpu", overwrite ? " overwrite" : "", nthreads,
+	       (unsigned long long)written, (unsigned long long)refused,
+	       (unsigned long long)res->dropped_shm, (unsigned long long)res->by_read,
+	       (unsigned long long)res->by_mmap, (unsigned long long)res->by_splice,
+	       (unsigned long long)res->bad, (unsigned long long)res->order);
+	if (overwrite)
+		printf("  overwritten before they were read: %llu records\n",
+		       (unsigned long long)lost_total);
 	T_ASSERT_EQ(res->dropped_shm, refused);
 	T_ASSERT_EQ(res->bad, 0);
 	T_ASSERT_EQ(res->order, 0);
@@ -321,17 +408,24 @@ static int rm_dir(void)
 int main(int argc, char **argv)
 {
 	double d = t_parse_duration(argc, argv, 4);
+	struct sigaction sa = { .sa_handler = on_signal };
 
-	nw = t_nr_cpus() + 1;
-	if (nw > MAXW)
-		nw = MAXW;
+	nthreads = t_nr_cpus() + 1;
+	if (nthreads > MAXT)
+		nthreads = MAXT;
+	nw = 2 * nthreads; /* thread writers, then their signal handlers */
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
 	snprintf(dir, sizeof(dir), "/tmp/evt-relay-torture-XXXXXX");
 	if (!mkdtemp(dir))
 		t_fail("mkdtemp");
 	res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	T_ASSERT(res != MAP_FAILED);
-	run(0, d / 2);
-	run(1, d / 2);
+	run(0, d / 3);
+	run(1, d / 3);
+	overwrite = 1;
+	run(0, d / 3);
 	rm_dir();
 	return T_PASS;
 }

@@ -134,7 +134,7 @@ int main(void)
 	T_ASSERT_EQ(t_in_child(read_all, &kept), T_PASS);
 	/* rewind: the next read starts again at the oldest data */
 	ctl_write("rewind", "1\n");
-	calls_until(t, 1);	/* 64 calls: a control point (the trace stays stopped) */
+	calls_until(t, 1); /* 64 calls: a control point (the trace stays stopped) */
 	T_ASSERT_EQ(t_in_child(read_all, &kept), T_PASS);
 
 	evt_trace_cleanup(t);

@@ -45,7 +45,7 @@ static int consumer(void *arg)
 	T_ASSERT_OK(evt_relay_reader_info(r, &info));
 	T_ASSERT_EQ(info.refs, 2);
 	tell(to_parent[1]);
-	await(to_child[0]);		/* the writer wrote and closed */
+	await(to_child[0]); /* the writer wrote and closed */
 	T_ASSERT(lstat(path, &st) < 0);
 	T_ASSERT_OK(evt_relay_reader_info(r, &info));
 	T_ASSERT_EQ(info.refs, 1);
@@ -74,7 +74,8 @@ static int early_closer(void *arg)
 
 int main(void)
 {
-	struct evt_rchan_callbacks cb = { .create_buf_file = t_create, .remove_buf_file = t_remove };
+	struct evt_rchan_callbacks cb = { .create_buf_file = t_create,
+					  .remove_buf_file = t_remove };
 	struct t_chan_opts o = { .global = 1 };
 	struct evt_rchan *chan;
 	char rec[RSZ];

@@ -20,7 +20,7 @@
 
 #include "helpers.h"
 
-#define REC_MAGIC 0x52454c59u	/* "RELY" */
+#define REC_MAGIC 0x52454c59u /* "RELY" */
 
 /* A test record: magic, sequence number, length, then filler bytes derived from seq. */
 struct rec {

@@ -14,7 +14,7 @@
 #include "relay/relay_internal.h"
 
 #define SBSZ 512
-#define NSB 4
+#define NSB  4
 
 static int fd = -1;
 static struct relay_shm *shm;
@@ -72,10 +72,10 @@ int main(void)
 {
 	build(1);
 	T_ASSERT_EQ(open_err(), 0);
-	T_ASSERT_EQ(read_err(), -EAGAIN);	/* empty, writer alive */
+	T_ASSERT_EQ(read_err(), -EAGAIN); /* empty, writer alive */
 
 	build(0);
-	T_ASSERT_EQ(open_err(), -EBADMSG);	/* could shrink under the mapping */
+	T_ASSERT_EQ(open_err(), -EBADMSG); /* could shrink under the mapping */
 	build(1);
 	shm->magic ^= 1;
 	T_ASSERT_EQ(open_err(), -EBADMSG);
@@ -89,7 +89,7 @@ int main(void)
 	shm->n_subbufs = 0;
 	T_ASSERT_EQ(open_err(), -EBADMSG);
 	build(1);
-	shm->subbuf_size = SBSZ * 2;		/* larger than the file */
+	shm->subbuf_size = SBSZ * 2; /* larger than the file */
 	T_ASSERT_EQ(open_err(), -EBADMSG);
 	build(1);
 	shm->n_subbufs = UINT64_C(1) << 40;

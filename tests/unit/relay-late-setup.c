@@ -39,7 +39,8 @@ static int consumer(void *arg)
 
 int main(void)
 {
-	struct evt_rchan_callbacks cb = { .create_buf_file = t_create, .remove_buf_file = t_remove };
+	struct evt_rchan_callbacks cb = { .create_buf_file = t_create,
+					  .remove_buf_file = t_remove };
 	struct evt_rchan_callbacks none = { 0 };
 	struct evt_rchan *chan;
 	char rec[RSZ], path[PATH_MAX];
@@ -65,6 +66,6 @@ int main(void)
 	}
 	T_ASSERT_EQ(t_in_child(consumer, &nr), T_PASS);
 	evt_relay_close(chan);
-	T_ASSERT(lstat(path, &st) < 0);		/* remove_buf_file() ran */
+	T_ASSERT(lstat(path, &st) < 0); /* remove_buf_file() ran */
 	return T_PASS;
 }

@@ -10,9 +10,9 @@
  */
 #include "relay-common.h"
 
-#define RSZ 40
+#define RSZ  40
 #define SBSZ 128
-#define NSB 4
+#define NSB  4
 
 static unsigned int mapped_calls, unmapped_calls;
 
@@ -61,7 +61,7 @@ static int consumer(void *arg)
 
 		T_ASSERT(off + sl <= len);
 		T_ASSERT_EQ(off % SBSZ, 0);
-		T_ASSERT_EQ(pad, SBSZ - sl);	/* the callback's header = the library's padding */
+		T_ASSERT_EQ(pad, SBSZ - sl); /* the callback's header = the library's padding */
 		for (size_t at = 4; at < sl; at += RSZ) {
 			T_ASSERT(rec_check(sb + at, sl - at));
 			T_ASSERT_EQ(rec_seq(sb + at), expect);
@@ -78,8 +78,10 @@ static int consumer(void *arg)
 
 int main(void)
 {
-	struct evt_rchan_callbacks cb = { .subbuf_start = subbuf_start, .buf_mapped = buf_mapped,
-					  .buf_unmapped = buf_unmapped, .create_buf_file = t_create,
+	struct evt_rchan_callbacks cb = { .subbuf_start = subbuf_start,
+					  .buf_mapped = buf_mapped,
+					  .buf_unmapped = buf_unmapped,
+					  .create_buf_file = t_create,
 					  .remove_buf_file = t_remove };
 	struct t_chan_opts o = { .global = 1 };
 	struct evt_rchan *chan;
@@ -97,7 +99,7 @@ int main(void)
 	T_ASSERT_EQ(kept, 12);
 	T_ASSERT_EQ(t_in_child(consumer, &kept), T_PASS);
 	rec_fill(rec, seq, RSZ, 0);
-	T_ASSERT_OK(evt_relay_write(chan, rec, RSZ));	/* room again; the switch delivers */
+	T_ASSERT_OK(evt_relay_write(chan, rec, RSZ)); /* room again; the switch delivers */
 	T_ASSERT_EQ(mapped_calls, 1);
 	T_ASSERT_EQ(unmapped_calls, 1);
 	evt_relay_close(chan);

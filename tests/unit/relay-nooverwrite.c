@@ -30,7 +30,7 @@ static int consumer(void *arg)
 	T_ASSERT_EQ(info.dropped, e->dropped);
 	while ((n = evt_relay_reader_read(r, buf + total, 37)) > 0)
 		total += n;
-	T_ASSERT_EQ(n, -EAGAIN);	/* the writer is alive: nothing now */
+	T_ASSERT_EQ(n, -EAGAIN); /* the writer is alive: nothing now */
 	T_ASSERT_EQ(total, (ssize_t)e->count * RSZ);
 	for (uint32_t i = 0; i < e->count; i++) {
 		struct rec hd = rec_head(buf + i * RSZ);
@@ -45,7 +45,8 @@ static int consumer(void *arg)
 
 int main(void)
 {
-	struct evt_rchan_callbacks cb = { .create_buf_file = t_create, .remove_buf_file = t_remove };
+	struct evt_rchan_callbacks cb = { .create_buf_file = t_create,
+					  .remove_buf_file = t_remove };
 	struct t_chan_opts o = { .global = 1 };
 	struct evt_rchan *chan;
 	struct expect e;

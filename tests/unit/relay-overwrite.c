@@ -8,9 +8,9 @@
  */
 #include "relay-common.h"
 
-#define RSZ 60
+#define RSZ  60
 #define SBSZ 256
-#define NSB 4
+#define NSB  4
 
 static int subbuf_start(struct evt_rchan_buf *buf, void *subbuf, void *prev_subbuf,
 			size_t prev_padding)
@@ -47,7 +47,7 @@ static int consumer(void *arg)
 		at += 4;
 		end = at + (SBSZ - 4 - (ssize_t)pad);
 		if (end > total)
-			end = total;	/* the current sub-buffer: its padding is not known yet */
+			end = total; /* the current sub-buffer: its padding is not known yet */
 		while (at < end) {
 			struct rec hd = rec_head(buf + at);
 			const char *rc = buf + at;
@@ -69,7 +69,8 @@ static int consumer(void *arg)
 
 int main(void)
 {
-	struct evt_rchan_callbacks cb = { .subbuf_start = subbuf_start, .create_buf_file = t_create,
+	struct evt_rchan_callbacks cb = { .subbuf_start = subbuf_start,
+					  .create_buf_file = t_create,
 					  .remove_buf_file = t_remove };
 	struct t_chan_opts o = { .global = 1 };
 	struct evt_rchan *chan;

@@ -37,26 +37,27 @@ static int consumer(void *arg)
 	(void)arg;
 	t_path(path, sizeof(path), "p0");
 	T_ASSERT_OK(evt_relay_reader_open(path, &r));
-	T_ASSERT_EQ(evt_relay_reader_poll(r, 0), 0);	/* one record in the current sub-buffer */
+	T_ASSERT_EQ(evt_relay_reader_poll(r, 0), 0); /* one record in the current sub-buffer */
 	tell(to_parent[1]);
-	mask = evt_relay_reader_poll(r, -1);		/* the writer now crosses a boundary */
+	mask = evt_relay_reader_poll(r, -1); /* the writer now crosses a boundary */
 	T_ASSERT(mask & POLLIN);
 	T_ASSERT(mask & POLLRDNORM);
 	T_ASSERT(evt_relay_reader_read(r, buf, sizeof(buf)) > 0);
 	T_ASSERT_EQ(evt_relay_reader_poll(r, 0), 0);
 	tell(to_parent[1]);
-	mask = evt_relay_reader_poll(r, -1);		/* the writer closes */
+	mask = evt_relay_reader_poll(r, -1); /* the writer closes */
 	T_ASSERT(mask & POLLHUP);
 	while (evt_relay_reader_read(r, buf, sizeof(buf)) > 0)
 		;
-	T_ASSERT_EQ(evt_relay_reader_read(r, buf, sizeof(buf)), 0);	/* end of file */
-	T_ASSERT_EQ(evt_relay_reader_close(r), 1);	/* the last reference */
+	T_ASSERT_EQ(evt_relay_reader_read(r, buf, sizeof(buf)), 0); /* end of file */
+	T_ASSERT_EQ(evt_relay_reader_close(r), 1);		    /* the last reference */
 	return T_PASS;
 }
 
 int main(void)
 {
-	struct evt_rchan_callbacks cb = { .create_buf_file = t_create, .remove_buf_file = t_remove };
+	struct evt_rchan_callbacks cb = { .create_buf_file = t_create,
+					  .remove_buf_file = t_remove };
 	struct t_chan_opts o = { .global = 1 };
 	struct evt_rchan *chan;
 	char rec[100] = { 0 };
@@ -73,8 +74,8 @@ int main(void)
 	if (pid == 0)
 		_exit(consumer(NULL));
 	await(to_parent[0]);
-	T_ASSERT_OK(evt_relay_write(chan, rec, sizeof(rec)));	/* same sub-buffer */
-	T_ASSERT_OK(evt_relay_write(chan, rec, sizeof(rec)));	/* crosses: wakes */
+	T_ASSERT_OK(evt_relay_write(chan, rec, sizeof(rec))); /* same sub-buffer */
+	T_ASSERT_OK(evt_relay_write(chan, rec, sizeof(rec))); /* crosses: wakes */
 	await(to_parent[0]);
 	evt_relay_close(chan);
 	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);

@@ -37,7 +37,7 @@ static int consumer(void *arg)
 	t_path(path, sizeof(path), "rs0");
 	T_ASSERT_OK(evt_relay_reader_open(path, &r));
 	tell(to_parent[1]);
-	await(to_child[0]);		/* written, reset, written again */
+	await(to_child[0]); /* written, reset, written again */
 	T_ASSERT_OK(evt_relay_reader_info(r, &info));
 	T_ASSERT_EQ(info.dropped, 0);
 	while ((n = evt_relay_reader_read(r, buf + total, sizeof(buf) - total)) > 0)
@@ -51,7 +51,8 @@ static int consumer(void *arg)
 
 int main(void)
 {
-	struct evt_rchan_callbacks cb = { .create_buf_file = t_create, .remove_buf_file = t_remove };
+	struct evt_rchan_callbacks cb = { .create_buf_file = t_create,
+					  .remove_buf_file = t_remove };
 	struct t_chan_opts o = { .global = 1 };
 	struct evt_rchan *chan;
 	char rec[RSZ];
