@@ -15,7 +15,8 @@
  *    (default: $TMPDIR, else /var/tmp) for SECONDS (default 2) and
  *    reports GB/s of stream moved; pages handed by write() and by
  *    vmsplice(). The floor: `cp` of a file of the same size, in DIR, in
- *    the same run (page cache warm: the data was just written).
+ *    the same run (page cache warm: the data was just written). Then the
+ *    same into /dev/shm (tmpfs), where the disk does not set the pace.
  *
  * Output: the table, then "BENCH <name> <value> <unit>" lines.
  */
@@ -298,6 +299,26 @@ int main(int argc, char **argv)
 	printf("BENCH tracepipe_drain_vmsplice %.2f GB/s\n", gv);
 	printf("BENCH tracepipe_drain_cp_floor %.2f GB/s\n", gcp);
 	printf("BENCH tracepipe_drain_ratio %.2f x\n", gcp > 0 ? (gw > gv ? gw : gv) / gcp : 0);
+
+	/* The same into memory (tmpfs), where the disk does not set the pace. */
+	if (!access("/dev/shm", W_OK)) {
+		char shm[64], shm2[80];
+
+		snprintf(shm, sizeof(shm), "/dev/shm/evt-bench-tracepipe-%d", (int)getpid());
+		snprintf(shm2, sizeof(shm2), "%s.cp", shm);
+		gw = drain(fifo_dir, shm, 0, seconds, &bw);
+		gv = drain(fifo_dir, shm, EVT_TRACEPIPE_VMSPLICE, seconds, &bv);
+		gcp = cp_floor(shm, shm2, bv);
+		unlink(shm);
+		unlink(shm2);
+		printf("\n  %-22s %8s %10s\n", "drain to /dev/shm", "GB/s", "bytes");
+		printf("  %-22s %8.2f %10" PRIu64 "\n", "pages by write()", gw, bw);
+		printf("  %-22s %8.2f %10" PRIu64 "\n", "pages by vmsplice()", gv, bv);
+		printf("  %-22s %8.2f %10" PRIu64 "\n", "floor: cp", gcp, bv);
+		printf("BENCH tracepipe_drain_shm_write %.2f GB/s\n", gw);
+		printf("BENCH tracepipe_drain_shm_vmsplice %.2f GB/s\n", gv);
+		printf("BENCH tracepipe_drain_shm_cp_floor %.2f GB/s\n", gcp);
+	}
 	unlink(out);
 	unlink(out2);
 	rmdir(fifo_dir);
