@@ -244,16 +244,16 @@ tp_reserve_slow(struct evt_tracepipe_channel *chan, struct tp_cpu *c, unsigned i
 		memcpy(op + offsetof(struct evt_tracepipe_page_header, size), &size, 4);
 		tp_commit_bytes(chan, &c->slots[old & (chan->npages - 1)], cpu, TP_PSZ - off);
 		/*
-		 * Full barrier: our commit before the load of sleeping, against the
-		 * flusher's store of sleeping before its load of the counters
-		 * (store-load on both sides: one of us sees the other).
-		 */
-		/*
 		 * Wake the flusher only once half the CPU's pages are used: it then
 		 * takes them in a batch, and the writers make one system call per
 		 * npages / 2 pages at most (without a wake it looks every 50 ms).
 		 */
 		if (avail - seq <= chan->npages / 2) {
+			/*
+			 * Full barrier: our commit before the load of sleeping, against
+			 * the flusher's store of sleeping before its load of the
+			 * counters (store-load on both sides: one of us sees the other).
+			 */
 			fence_seq_cst();
 			if (ld_relaxed(&chan->sleeping) && xchg_acq_rel(&chan->sleeping, 0))
 				tp_wake_flusher(chan);
