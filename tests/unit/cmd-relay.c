@@ -10,6 +10,7 @@
  *    command must not open the control files (opening "rewind" for
  *    writing would rewind it) - and ends by itself when the trace is
  *    cleaned up (channel closed, all read);
+ *  - cat --once on a per-CPU trace (trace0..N-1): every record once;
  *  - with stderr on a terminal (a pty) the live line appears, with the
  *    exact dropped count, and SIGINT ends the command with status 0;
  *  - a source that is not a relay buffer fails (1), usage errors 2.
@@ -172,6 +173,30 @@ int main(void)
 		check_records((const char *)b, len, 1000);
 		free(b);
 	}
+
+	/* a per-CPU trace: trace0..N-1, each record once across the files */
+	T_ASSERT_OK(evt_trace_setup(tpt_dir, "percpu", 1024, 64, 0, &t));
+	T_ASSERT_OK(evt_trace_start(t));
+	snprintf(dir, sizeof(dir), "%s/percpu", tpt_dir);
+	for (int i = 0; i < 300; i++)
+		record(t, i);
+	evt_relay_flush(t->rchan);
+	pid = run((char *[]){ "evtrace", "relay", "cat", "--once", dir, NULL }, &fd, -1);
+	n = (int)read_all(fd, buf, sizeof(buf));
+	T_ASSERT_EQ(wait_status(pid), 0);
+	T_ASSERT_EQ(n, 300 * RSZ);
+	{
+		static unsigned char seen[300];
+
+		for (int i = 0; i < 300; i++) {
+			int v = atoi(buf + (size_t)i * RSZ + 7);
+
+			T_ASSERT(v >= 0 && v < 300 && !seen[v]);
+			seen[v] = 1;
+		}
+	}
+	evt_trace_stop(t);
+	evt_trace_cleanup(t);
 
 	/* errors */
 	pid = run((char *[]){ "evtrace", "relay", "cat", "/dev/null", NULL }, &fd, -1);
