@@ -883,6 +883,49 @@ static void update_preds(struct filter_entry *prog, int n, int invert)
 	prog[n].target = s;
 }
 
+/* The opcode for a predicate that needs no more than a load and a compare, or OPC_SLOW. */
+static uint8_t opcode_of(const struct filter_pred *p)
+{
+	static const uint8_t cmp[][2] = {
+		[FOP_LT] = { OPC_LT_U8, OPC_LT_S8 }, [FOP_LE] = { OPC_LE_U8, OPC_LE_S8 },
+		[FOP_GT] = { OPC_GT_U8, OPC_GT_S8 }, [FOP_GE] = { OPC_GE_U8, OPC_GE_S8 },
+		[FOP_BAND] = { OPC_BAND8, OPC_BAND8 },
+	};
+
+	if (p->fn >= FFN_EQ8 && p->fn <= FFN_EQ64)
+		return (uint8_t)((p->not ? OPC_NE8 : OPC_EQ8) + (p->fn - FFN_EQ8));
+	if (p->fn >= FFN_S8 && p->fn <= FFN_S64 && p->op >= FOP_LE && p->op <= FOP_BAND)
+		return (uint8_t)(cmp[p->op][p->op != FOP_BAND] + (p->fn - FFN_S8));
+	if (p->fn >= FFN_U8 && p->fn <= FFN_U64 && p->op >= FOP_LE && p->op <= FOP_BAND)
+		return (uint8_t)(cmp[p->op][0] + (p->fn - FFN_U8));
+	return OPC_SLOW;
+}
+
+/* The program filter_match() runs, from the kernel's entries. */
+static int build_insns(struct filter_prog *fp)
+{
+	int n = fp->nr_preds;
+
+	fp->insns = calloc((size_t)n + 2, sizeof(*fp->insns));
+	if (!fp->insns)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		const struct filter_pred *p = fp->entries[i].pred;
+		struct filter_insn *in = &fp->insns[i];
+
+		in->opc = opcode_of(p);
+		in->when = (uint8_t)fp->entries[i].when_to_branch;
+		in->offset = p->offset;
+		/* the kernel sets i = target, then its loop's i++ */
+		in->jump = (uint32_t)fp->entries[i].target + 1;
+		in->val = p->val;
+		in->pred = p;
+	}
+	fp->insns[n].opc = OPC_TRUE;
+	fp->insns[n + 1].opc = OPC_FALSE;
+	return 0;
+}
+
 /* predicate_parse(): the program, in the kernel's three passes. Return 0 or a negative errno. */
 static int predicate_parse(struct parse_state *ps, int nr_parens, int nr_preds)
 {
@@ -1026,7 +1069,7 @@ out:
 	fp->nr_preds = n;
 	free(op_stack);
 	free(inverts);
-	return 0;
+	return build_insns(fp);
 
 out_free:
 	free(op_stack);
@@ -1049,6 +1092,7 @@ void filter_free(struct filter_prog *prog)
 	}
 	free(prog->preds);
 	free(prog->entries);
+	free(prog->insns);
 	free(prog->text);
 	free(prog);
 }
