@@ -1182,6 +1182,13 @@ out:
 	for (i = n - 1; i--;) {
 		int target = prog[i].target;
 
+		/*
+		 * A trailing && or || leaves a target at -1: the kernel reads prog[-1]
+		 * here, then rejects the program in the third pass (EINVAL, no message:
+		 * "Error: (0)"). We do not read it and reject the same way.
+		 */
+		if (target < 0)
+			continue;
 		if (prog[i].when_to_branch == prog[target].when_to_branch)
 			prog[i].target = prog[target].target;
 	}

@@ -209,11 +209,20 @@ static struct evt_field fields[MAX_FIELDS];
 static size_t nr_fields;
 static unsigned int fixed_size;
 
+static void free_fields(void)
+{
+	for (size_t i = 0; i < nr_fields; i++) {
+		free((char *)fields[i].type);
+		free((char *)fields[i].name);
+	}
+	nr_fields = 0;
+}
+
 static int parse_format(const char *text)
 {
 	const char *p = text;
 
-	nr_fields = 0;
+	free_fields();
 	fixed_size = 0;
 	while ((p = strstr(p, "field:"))) {
 		char decl[256], *name, *br;
@@ -864,6 +873,7 @@ int main(int argc, char **argv)
 	       kernel, n, diffs, known);
 
 	if (live_env && !strcmp(live_env, "0")) {
+		free_fields();
 		printf("live part: off (FILTER_DIFF_LIVE=0)\n");
 		return diffs ? T_FAIL : T_PASS;
 	}
@@ -871,6 +881,7 @@ int main(int argc, char **argv)
 	if (why) {
 		printf("SKIP live part: %s\n", why);
 		kernel_cleanup();
+		free_fields();
 		return diffs ? T_FAIL : T_PASS;
 	}
 	kernel_find_common(&m);
@@ -899,6 +910,7 @@ int main(int argc, char **argv)
 	if (corpus)
 		fclose(corpus);
 	kernel_cleanup();
+	free_fields();
 	printf("live (kernel %s): %d expressions asked, %d differences\n", u.release,
 	       (live_n + 3) / 4, live_diffs);
 	if (live_diffs && strcmp(u.release, kernel)) {
