@@ -79,11 +79,16 @@ struct filter_ctx {
 bool filter_match_ctx(const struct filter_prog *prog, const void *rec, size_t len,
 		      const struct filter_ctx *ctx);
 
+/* Does @prog read CPU/cpu/common_cpu or COMM/comm (is a filter_ctx worth building)? */
+bool filter_prog_uses_ctx(const struct filter_prog *prog);
+
 /*
- * filter_error_format - the `filter` file's text after @expr was rejected with
- * @err: the expression, a caret line and "parse_error: <msg>" (or "Error: (0)"),
- * each line ending in '\n', as the kernel shows it. Writes at most @size bytes
- * (NUL-terminated) and returns the length the whole text needs, like snprintf.
+ * filter_error_format - the kernel's filter_string after @expr was rejected with
+ * @err: the expression (trailing white space stripped), a caret line and
+ * "parse_error: <msg>" (or "Error: (0)"), each line ending in '\n'. Reading the
+ * `filter` file shows it followed by one more '\n', as for any filter text.
+ * Writes at most @size bytes (NUL-terminated) and returns the length the whole
+ * text needs, like snprintf.
  */
 int filter_error_format(const char *expr, const struct filter_error *err, char *buf,
 			size_t size);

@@ -1231,6 +1231,11 @@ void filter_free(struct filter_prog *prog)
 	free(prog);
 }
 
+bool filter_prog_uses_ctx(const struct filter_prog *prog)
+{
+	return prog && prog->needs_ctx;
+}
+
 const char *filter_prog_text(const struct filter_prog *prog)
 {
 	return prog ? prog->text : "none";

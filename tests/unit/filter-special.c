@@ -47,6 +47,20 @@ int main(void)
 	char expr[128];
 
 	/* CPU */
+	{
+		struct filter_prog *prog;
+		struct filter_error err;
+
+		T_ASSERT_OK(filter_compile(ft_fields, FT_NR_FIELDS, "a8 == 1 || cpu == 1", &prog,
+					   &err));
+		T_ASSERT(filter_prog_uses_ctx(prog));
+		filter_free(prog);
+		T_ASSERT_OK(filter_compile(ft_fields, FT_NR_FIELDS, "a8 == 1 || name ~ \"x*\"",
+					   &prog, &err));
+		T_ASSERT(!filter_prog_uses_ctx(prog));
+		filter_free(prog);
+		T_ASSERT(!filter_prog_uses_ctx(NULL));
+	}
 	T_ASSERT(match_ctx("CPU == 0", &r, len, &cpu0));
 	T_ASSERT(!match_ctx("CPU == 0", &r, len, &cpu1));
 	T_ASSERT(match_ctx("cpu > 0", &r, len, &cpu1));
