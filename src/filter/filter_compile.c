@@ -1045,8 +1045,7 @@ static int build_insns(struct filter_prog *fp)
 		in->offset = p->offset;
 		/* the kernel sets i = target, then its loop's i++ */
 		in->jump = (uint32_t)fp->entries[i].target + 1;
-		in->val = p->val;
-		in->pred = p;
+		in->val = in->opc == OPC_SLOW ? (uint64_t)i : p->val;
 	}
 	fp->insns[n].opc = OPC_TRUE;
 	fp->insns[n + 1].opc = OPC_FALSE;
@@ -1297,7 +1296,19 @@ int filter_compile(const struct evt_field *fields, size_t nr_fields, const char 
 		ret = predicate_parse(&ps, nr_parens, nr_preds);
 	}
 	if (!ret) {
-		*progp = prog;
+		size_t code = ((size_t)prog->nr_preds + 2) * sizeof(struct filter_insn);
+		struct filter_prog *final = malloc(sizeof(*prog) + code);
+
+		if (!final) {
+			filter_free(prog);
+			return -ENOMEM;
+		}
+		*final = *prog;
+		memcpy(final->code, prog->insns, code);
+		final->insns = NULL;
+		free(prog->insns);
+		free(prog);
+		*progp = final;
 		return 0;
 	}
 

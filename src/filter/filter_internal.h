@@ -103,18 +103,19 @@ struct filter_insn {
 	uint8_t when;			/* jump when the result equals this */
 	uint16_t offset;		/* the field's offset */
 	uint32_t jump;			/* where to, as an index (always forward) */
-	uint64_t val;
-	const struct filter_pred *pred;	/* OPC_SLOW */
-};
+	uint64_t val;			/* the value; OPC_SLOW: the index in preds[] */
+};	/* 16 bytes, 16-aligned in code[]: four to a cache line, none across two */
 
 struct filter_prog {
-	struct filter_insn *insns;	/* nr_preds + 2: what filter_match() runs */
+	struct filter_insn *insns;	/* while compiling; then NULL, and code[] holds them */
 	struct filter_entry *entries;	/* nr_preds + 2 */
 	struct filter_pred *preds;
 	int nr_preds;
 	uint32_t min_len;		/* a record shorter than this matches nothing */
 	bool needs_ctx;			/* uses COMM or CPU */
 	char *text;
+	/* nr_preds + 2: what filter_match() runs, in the same block (one load less) */
+	_Alignas(16) struct filter_insn code[];
 };
 
 /* The kernel's glob_match() (lib/glob.c semantics): * ? [set] [!set] [a-z], no escapes. */

@@ -387,7 +387,7 @@ bool filter_match_ctx(const struct filter_prog *prog, const void *rec, size_t le
 		return true;	/* no filter: everything passes */
 	if (unlikely(len < prog->min_len))
 		return false;	/* a truncated record: it cannot hold the fields */
-	base = in = prog->insns;
+	base = in = prog->code;
 	goto *labels[in->opc];
 
 L_TRUE:
@@ -395,7 +395,7 @@ L_TRUE:
 L_FALSE:
 	return false;
 L_SLOW:
-	NEXT(run_pred_slow(in->pred, r, len, ctx));
+	NEXT(run_pred_slow(&prog->preds[in->val], r, len, ctx));
 	OP4(EQ, ==, uint8_t, uint16_t, uint32_t, uint64_t)
 	OP4(NE, !=, uint8_t, uint16_t, uint32_t, uint64_t)
 	OP4(BAND, &, uint8_t, uint16_t, uint32_t, uint64_t)
