@@ -57,12 +57,21 @@ struct filter_error {
 int filter_compile(const struct evt_field *fields, size_t nr_fields, const char *expr,
 		   struct filter_prog **progp, struct filter_error *err);
 
-/* Does the record @rec of @len bytes pass? Reads nothing outside [rec, rec + len). */
+/*
+ * Does the record @rec of @len bytes pass? Reads nothing outside [rec, rec + len)
+ * (a record too short for the fields read fails). A NULL @prog passes everything.
+ *
+ * Context: any thread, any number at once on the same program, signal handlers
+ * too (no lock, no allocation; COMM without a context and char * fields make a
+ * system call). A program is immutable: filter_free() it only once no thread
+ * can still be running it (the event layer's grace period).
+ */
 bool filter_match(const struct filter_prog *prog, const void *rec, size_t len);
 
-/* The expression as the `filter` file shows it (the text compiled). */
+/* The expression as the `filter` file shows it (the text compiled); "none" for NULL. */
 const char *filter_prog_text(const struct filter_prog *prog);
 
+/* Context: any thread; @prog may be NULL. */
 void filter_free(struct filter_prog *prog);
 
 /*

@@ -693,11 +693,11 @@ static int compare(const char *expr, const struct answer *k, const struct answer
 	if (diff && !quiet) {
 		fprintf(stderr, "DIFF [");
 		put_escaped(stderr, expr);
-		fprintf(stderr, "]\n  kernel: errno %d mask %#" PRIx64 " log \"%s\"@%d text \"", k->err,
-			k->mask, k->log_msg ? k->log_msg : "", k->log_pos);
+		fprintf(stderr, "]\n  kernel: errno %d mask %#" PRIx64 " log \"%s\"@%d text \"",
+			k->err, k->mask, k->log_msg ? k->log_msg : "", k->log_pos);
 		put_escaped(stderr, k->text ? k->text : "");
-		fprintf(stderr, "\"\n  ours:   errno %d mask %#" PRIx64 " log \"%s\"@%d text \"", o->err,
-			o->mask, o->log_msg ? o->log_msg : "", o->log_pos);
+		fprintf(stderr, "\"\n  ours:   errno %d mask %#" PRIx64 " log \"%s\"@%d text \"",
+			o->err, o->mask, o->log_msg ? o->log_msg : "", o->log_pos);
 		put_escaped(stderr, o->text ? o->text : "");
 		fprintf(stderr, "\"\n");
 	}
@@ -914,7 +914,7 @@ int main(int argc, char **argv)
 	printf("live (kernel %s): %d expressions asked, %d differences\n", u.release,
 	       (live_n + 3) / 4, live_diffs);
 	if (live_diffs && strcmp(u.release, kernel)) {
-		printf("(another kernel than the corpus's: live differences reported, not failed)\n");
+		printf("(not the corpus's kernel: live differences reported, not failed)\n");
 		live_diffs = 0;
 	}
 	return diffs || live_diffs ? T_FAIL : T_PASS;

@@ -96,7 +96,8 @@ int main(void)
 	ft_check_err("a8 == CPUS{0", "Missing '}'", 12, EINVAL);
 	ft_check_err("a8 == CPUS0}", "Missing '{'", 12, EINVAL);
 	snprintf(expr, sizeof(expr), "a8 == CPUS{%d}", get_nprocs_conf());
-	ft_check_err(expr, "Invalid cpulist", (int)strlen(expr), EINVAL);	/* clamped to the end */
+	/* the caret clamped to the end */
+	ft_check_err(expr, "Invalid cpulist", (int)strlen(expr), EINVAL);
 
 	/* COMM */
 	T_ASSERT(match_ctx("COMM == \"worker-3\"", &r, len, &cpu0));
