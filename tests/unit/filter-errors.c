@@ -50,6 +50,9 @@ int main(void)
 	ft_check_err("()", NULL, 0, EINVAL);
 	ft_check_err("== 1", NULL, 0, EPERM);
 	ft_check_err("a8 == 1 && && b8 == 1", NULL, 0, EPERM);
+	/* the kernel reads prog[-1] here and its answer varies; we always reject */
+	ft_check_err("a8 == 1 || b8 == 2 &&", NULL, 0, EINVAL);
+	ft_check_err("a8 == 1 || b8 == 2 && a16 == 3 &&", NULL, 0, EINVAL);
 	/* parse_pred() */
 	ft_check_err("bogus == 1", "Field not found", 6, EINVAL);
 	ft_check_err("common_comm == \"x\"", "Field not found", 12, EINVAL);
