@@ -424,6 +424,10 @@ static void ours(const char *expr, const struct meta *m, struct answer *a)
 	for (int i = 0; i < nr_records(); i++) {
 		size_t len = build_record(i, m, rec, sizeof(rec));
 
+		/* task_rename fires before the rename: COMM is still the old name */
+		if (suite == S_RENAME)
+			ctx.comm = i ? names[i - 1] : "filt-target";
+
 		if (filter_match_ctx(prog, rec, len, &ctx))
 			a->mask |= 1ull << i;
 	}

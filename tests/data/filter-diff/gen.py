@@ -297,7 +297,7 @@ def write_names():
 def rename_pred():
     k = rnd.randrange(10)
     if k < 7:
-        f = rnd.choice(["newcomm", "oldcomm", "newcomm", "oldcomm.ustring"])
+        f = rnd.choice(["newcomm", "oldcomm", "newcomm", "oldcomm.ustring", "COMM", "comm"])
         op = rnd.choice(STROPS) if rnd.randrange(12) else rnd.choice(["<", "&"])
         q = '"' if rnd.randrange(4) else "'"
         s = rnd.choice(NAMES + ["filt-target"])
@@ -324,7 +324,8 @@ def rename_expr(depth=0):
 
 RENAME_HAND = [
     'newcomm ~ "*"', 'newcomm ~ "**"', 'newcomm ~ ""', 'newcomm == ""', 'oldcomm ~ "*get"',
-    'oldcomm ~ "filt*"', 'oldcomm == "filt-target"', 'oldcomm ~ "*lt-t*"', 'newcomm ~ "*sh"',
+    'oldcomm ~ "filt*"', 'oldcomm == "filt-target"', 'comm ~ "filt*"', 'COMM ~ "*-*"',
+    'comm ~ "*sh"', 'comm == "sh"', 'comm ~ "*789"', 'COMM ~ "*a*"', 'comm != oldcomm', 'oldcomm ~ "*lt-t*"', 'newcomm ~ "*sh"',
     'newcomm ~ "*789"', 'newcomm ~ "*6789"', 'newcomm ~ "*a*"', 'newcomm ~ "*\\\\*"',
     'newcomm ~ "sh*"', 'newcomm ~ "s?"', 'newcomm ~ "?h"', 'newcomm ~ "[!b]*"',
     'newcomm ~ "[a-c]*"', 'newcomm ~ "*[0-9]"', 'newcomm ~ "1*"', 'newcomm ~ "123456789012345"',
