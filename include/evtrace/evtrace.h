@@ -9,5 +9,6 @@
 #include <evtrace/error.h>
 #include <evtrace/clock.h>
 #include <evtrace/ring_buffer.h>
+#include <evtrace/tracefs.h>
 
 #endif /* EVTRACE_EVTRACE_H */
