@@ -65,12 +65,19 @@ struct tfs_ops;
 
 typedef int (*tfs_fill_t)(void *arg, const char *name, unsigned int mode);
 
+#define TFS_SYS_MAX	128
+
+/*
+ * A resolved path. Events are kept by ID and systems by name, never by
+ * pointer: a file stays open while the library that defined its event is
+ * unloaded, and each read or write looks the event up again.
+ */
 struct tfs_node {
 	const struct tfs_ops *ops;
 	struct evt_instance *inst;	/* never NULL once resolved */
-	const void *sys;		/* event system (events/<sys>/...), or NULL */
-	const void *event;		/* event (events/<sys>/<event>/...), or NULL */
 	int cpu;			/* per_cpu/cpuN/...: N; else -1 */
+	int event_id;			/* events/<sys>/<event>/...: its ID; else -1 */
+	char sys[TFS_SYS_MAX];		/* events/<sys>/...: the system; else "" */
 };
 
 struct tfs_ops {

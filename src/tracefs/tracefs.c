@@ -71,6 +71,7 @@ static int root_node(struct evt_instance *inst, struct tfs_node *node)
 	if (!inst)
 		inst = tfs_test_root ? tfs_test_top : tfs_top_instance();
 	node->inst = inst;
+	node->event_id = -1;
 	node->cpu = -1;
 	return node->inst ? 0 : -ENODEV;
 }
