@@ -20,11 +20,10 @@
 #include <evtrace/clock.h>
 #include <evtrace/ring_buffer.h>
 
-#include "events/field.h"
 #include "tracefs/tfs_internal.h"
 
 struct tb_event;
-struct filter_prog;
+struct filter_error;
 
 /*
  * The layers below, as a table: tfs_backend_core (tfs_backend.c) maps it onto
@@ -45,11 +44,13 @@ struct tfs_backend_ops {
 	bool (*tracing_on)(struct evt_instance *inst);
 	int (*set_tracing_on)(struct evt_instance *inst, bool on);
 	int (*set_clock)(struct evt_instance *inst, enum evt_clock_id clock);
-	int (*resize)(struct evt_instance *inst, unsigned long bytes, int cpu);
+	int (*resize_kb)(struct evt_instance *inst, unsigned long kb, int cpu);
 	/* trace_marker: record a print event with @len bytes of text (no NUL) */
 	int (*marker_write)(struct evt_instance *inst, const char *text, size_t len);
 	/* set_event_pid: @n sorted ids (0: no pid filtering); threads or processes */
 	int (*set_pids)(struct evt_instance *inst, const int *pids, size_t n);
+	/* the `set_event_pid` file's text: one id per line, sorted */
+	int (*pids_show)(struct evt_instance *inst, struct tfs_seq *s);
 
 	/* events: for_each visits every registered event; a non-zero @fn return stops it */
 	int (*event_for_each)(tb_event_fn fn, void *arg);
@@ -57,8 +58,6 @@ struct tfs_backend_ops {
 	const char *(*event_system)(const struct tb_event *ev);
 	const char *(*event_name)(const struct tb_event *ev);
 	unsigned int (*event_id)(const struct tb_event *ev);
-	/* every field, the common ones first */
-	const struct evt_field *(*event_fields)(const struct tb_event *ev, size_t *nr);
 	/* the `format` file's text */
 	int (*event_format)(const struct tb_event *ev, struct tfs_seq *s);
 	/* the event's print format applied to record @rec of @len bytes (no newline) */
@@ -66,9 +65,19 @@ struct tfs_backend_ops {
 			   struct tfs_seq *s);
 	bool (*event_enabled)(struct evt_instance *inst, const struct tb_event *ev);
 	int (*event_enable)(struct evt_instance *inst, const struct tb_event *ev, bool on);
-	/* install @prog (NULL: none) on @ev in @inst; the backend owns it from then on */
-	int (*event_set_filter)(struct evt_instance *inst, const struct tb_event *ev,
-				struct filter_prog *prog);
+	/*
+	 * Compile @expr against @ev's fields and publish it as @ev's filter in
+	 * @inst ("0" clears); clears the error display. On an error (@err filled,
+	 * filter/filter.h) nothing changes: the filter in force stays.
+	 */
+	int (*event_filter)(struct evt_instance *inst, const struct tb_event *ev, const char *expr,
+			    struct filter_error *err);
+	/* what reading `filter` shows: the error display if set, else the filter or "none" */
+	int (*event_filter_show)(struct evt_instance *inst, const struct tb_event *ev,
+				 struct tfs_seq *s);
+	/* set the error display (a copy of @text is kept until the next filter change) */
+	int (*event_filter_set_shown)(struct evt_instance *inst, const struct tb_event *ev,
+				      const char *text);
 };
 
 extern const struct tfs_backend_ops tfs_backend_core;
@@ -90,19 +99,21 @@ static inline bool tb_is_top(const struct evt_instance *inst)
 #define tb_tracing_on(i)		TB.tracing_on(i)
 #define tb_set_tracing_on(i, on)	TB.set_tracing_on(i, on)
 #define tb_set_clock(i, c)		TB.set_clock(i, c)
-#define tb_resize(i, b, c)		TB.resize(i, b, c)
+#define tb_resize_kb(i, kb, c)		TB.resize_kb(i, kb, c)
 #define tb_marker_write(i, t, l)	TB.marker_write(i, t, l)
 #define tb_set_pids(i, p, n)		TB.set_pids(i, p, n)
+#define tb_pids_show(i, s)		TB.pids_show(i, s)
 #define tb_event_for_each(f, a)		TB.event_for_each(f, a)
 #define tb_event_by_id(id)		TB.event_by_id(id)
 #define tb_event_system(e)		TB.event_system(e)
 #define tb_event_name(e)		TB.event_name(e)
 #define tb_event_id(e)			TB.event_id(e)
-#define tb_event_fields(e, n)		TB.event_fields(e, n)
 #define tb_event_format(e, s)		TB.event_format(e, s)
 #define tb_event_print(e, r, l, s)	TB.event_print(e, r, l, s)
 #define tb_event_enabled(i, e)		TB.event_enabled(i, e)
 #define tb_event_enable(i, e, on)	TB.event_enable(i, e, on)
-#define tb_event_set_filter(i, e, p)	TB.event_set_filter(i, e, p)
+#define tb_event_filter(i, e, x, r)	TB.event_filter(i, e, x, r)
+#define tb_event_filter_show(i, e, s)	TB.event_filter_show(i, e, s)
+#define tb_event_filter_set_shown(i, e, t) TB.event_filter_set_shown(i, e, t)
 
 #endif /* EVT_TRACEFS_TFS_BACKEND_H */

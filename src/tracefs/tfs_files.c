@@ -40,13 +40,6 @@
 
 /* ---- per-instance state ----------------------------------------------------------------- */
 
-struct filter_state {
-	unsigned int id;
-	char *text;		/* the filter in force, as written; NULL: none */
-	char *shown;		/* what reading `filter` shows after a failed write; or NULL */
-	struct filter_state *next;
-};
-
 struct sys_state {
 	char *sys;
 	char *shown;		/* error display of the last write that no event took */
@@ -56,10 +49,7 @@ struct sys_state {
 struct tfs_state {
 	struct evt_instance *inst;
 	struct error_log *elog;
-	struct filter_state *filters;
 	struct sys_state *systems;
-	int *pids;
-	size_t nr_pids;
 	struct tfs_state *next;
 };
 
@@ -95,14 +85,6 @@ static void state_drop(struct evt_instance *inst)
 		st = *pp;
 		*pp = st->next;
 		error_log_free(st->elog);
-		while (st->filters) {
-			struct filter_state *fs = st->filters;
-
-			st->filters = fs->next;
-			free(fs->text);
-			free(fs->shown);
-			free(fs);
-		}
 		while (st->systems) {
 			struct sys_state *ss = st->systems;
 
@@ -111,7 +93,6 @@ static void state_drop(struct evt_instance *inst)
 			free(ss->shown);
 			free(ss);
 		}
-		free(st->pids);
 		free(st);
 		return;
 	}
@@ -122,24 +103,6 @@ struct error_log *tfs_error_log(struct evt_instance *inst)
 	struct tfs_state *st = state_of(inst);
 
 	return st ? st->elog : NULL;
-}
-
-static struct filter_state *filter_state_of(struct tfs_state *st, unsigned int id, bool create)
-{
-	struct filter_state *fs;
-
-	for (fs = st->filters; fs; fs = fs->next)
-		if (fs->id == id)
-			return fs;
-	if (!create)
-		return NULL;
-	fs = calloc(1, sizeof(*fs));
-	if (!fs)
-		return NULL;
-	fs->id = id;
-	fs->next = st->filters;
-	st->filters = fs;
-	return fs;
 }
 
 static struct sys_state *sys_state_of(struct tfs_state *st, const char *sys, bool create)
@@ -299,48 +262,16 @@ static int pid_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int set_pids(struct tfs_state *st, int *pids, size_t n)
-{
-	size_t i, j;
-	int ret;
-
-	qsort(pids, n, sizeof(*pids), pid_cmp);
-	for (i = j = 0; i < n; i++)
-		if (!j || pids[j - 1] != pids[i])
-			pids[j++] = pids[i];
-	ret = tb_set_pids(st->inst, pids, j);
-	if (ret) {
-		free(pids);
-		return ret;
-	}
-	free(st->pids);
-	st->pids = pids;
-	st->nr_pids = j;
-	return 0;
-}
-
 static int set_event_pid_open(struct evt_tracefs_file *f)
 {
-	struct tfs_state *st;
-
 	if (!(f->flags & EVT_TRACEFS_TRUNC))
 		return 0;
-	st = state_of(f->node.inst);
-	if (!st)
-		return -ENOMEM;
-	return set_pids(st, NULL, 0);
+	return tb_set_pids(f->node.inst, NULL, 0);
 }
 
 static int set_event_pid_show(struct evt_tracefs_file *f, struct tfs_seq *s)
 {
-	struct tfs_state *st = state_of(f->node.inst);
-	int ret = 0;
-
-	if (!st)
-		return -ENOMEM;
-	for (size_t i = 0; i < st->nr_pids && !ret; i++)
-		ret = tfs_seq_printf(s, "%d\n", st->pids[i]);
-	return ret;
+	return tb_pids_show(f->node.inst, s);
 }
 
 struct pid_arg {
@@ -348,14 +279,10 @@ struct pid_arg {
 	size_t n, size;
 };
 
-static int pid_word(void *arg, char *word)
+static int pid_add(struct pid_arg *a, unsigned long v)
 {
-	struct pid_arg *a = arg;
-	unsigned long v;
 	int *p;
 
-	if (tfs_parse_ulong(word, strlen(word), &v) || v >= PID_MAX)
-		return -EINVAL;
 	if (a->n == a->size) {
 		a->size = a->size ? a->size * 2 : 16;
 		p = realloc(a->pids, a->size * sizeof(*p));
@@ -367,31 +294,57 @@ static int pid_word(void *arg, char *word)
 	return 0;
 }
 
-static ssize_t set_event_pid_write(struct evt_tracefs_file *f, const char *buf, size_t len)
+static int pid_word(void *arg, char *word)
 {
-	struct tfs_state *st = state_of(f->node.inst);
-	struct pid_arg a = { 0 };
+	unsigned long v;
+
+	if (tfs_parse_ulong(word, strlen(word), &v) || v >= PID_MAX)
+		return -EINVAL;
+	return pid_add(arg, v);
+}
+
+/* the ids the file lists now */
+static int pid_current(struct evt_instance *inst, struct pid_arg *a)
+{
+	struct tfs_seq s;
+	char *p, *end;
 	int ret;
 
-	if (!st)
-		return -ENOMEM;
-	/* the new list is the old one and the ids written: nothing changes on an error */
-	for (size_t i = 0; i < st->nr_pids; i++) {
-		char w[16];
+	tfs_seq_init(&s, 0);
+	ret = tb_pids_show(inst, &s);
+	for (p = s.buf; !ret && p && *p; p = end) {
+		unsigned long v = strtoul(p, &end, 10);
 
-		snprintf(w, sizeof(w), "%d", st->pids[i]);
-		ret = pid_word(&a, w);
-		if (ret)
-			goto err;
+		if (end == p)
+			break;
+		ret = pid_add(a, v);
+		while (*end == '\n' || *end == ' ')
+			end++;
 	}
+	tfs_seq_free(&s);
+	return ret;
+}
+
+static ssize_t set_event_pid_write(struct evt_tracefs_file *f, const char *buf, size_t len)
+{
+	struct pid_arg a = { 0 };
+	size_t i, j;
+	int ret;
+
+	/* the ids written, checked before anything changes */
 	ret = tfs_for_each_word(buf, len, 32, pid_word, &a);
+	if (ret || !a.n)
+		goto out;
+	/* added to the ids there are: the truncation was done at open ('>') */
+	ret = pid_current(f->node.inst, &a);
 	if (ret)
-		goto err;
-	if (!a.n)
-		goto err;	/* nothing written: nothing changes */
-	ret = set_pids(st, a.pids, a.n);
-	return ret ? ret : (ssize_t)len;
-err:
+		goto out;
+	qsort(a.pids, a.n, sizeof(*a.pids), pid_cmp);
+	for (i = j = 0; i < a.n; i++)
+		if (!j || a.pids[j - 1] != a.pids[i])
+			a.pids[j++] = a.pids[i];
+	ret = tb_set_pids(f->node.inst, a.pids, j);
+out:
 	free(a.pids);
 	return ret ? ret : (ssize_t)len;
 }
@@ -459,88 +412,42 @@ static ssize_t enable_write(struct evt_tracefs_file *f, const char *buf, size_t 
 
 /* ---- filters ------------------------------------------------------------------------------ */
 
-/* The kernel's display of a rejected filter: the text, a caret, the message, a blank line. */
+/*
+ * The kernel's display of a rejected filter: its filter_string is the text,
+ * a caret line and the message, and the file prints it with "%s\n" (hence
+ * the blank line at the end).
+ */
 static char *filter_error_text(const char *expr, const struct filter_error *err)
 {
-	size_t len = strlen(expr);
-	int pos = err->pos < 0 ? 0 : err->pos;
+	int n = filter_error_format(expr, err, NULL, 0);
 	char *out;
 
-	if ((size_t)pos > len)
-		pos = (int)len;
-	if (!err->msg) {
-		if (asprintf(&out, "%s\nError: (%d)\n\n", expr, 0) < 0)
-			return NULL;
-		return out;
-	}
-	if (asprintf(&out, "%s\n%*s^\nparse_error: %s\n\n", expr, pos, "", err->msg) < 0)
+	if (n < 0 || !(out = malloc((size_t)n + 2)))
 		return NULL;
+	filter_error_format(expr, err, out, (size_t)n + 1);
+	out[n] = '\n';
+	out[n + 1] = '\0';
 	return out;
 }
 
 static int event_filter_show(struct evt_tracefs_file *f, struct tfs_seq *s)
 {
-	struct tfs_state *st = state_of(f->node.inst);
-	struct filter_state *fs;
+	const struct tb_event *ev = node_event(&f->node);
 
-	if (!st)
-		return -ENOMEM;
-	if (!node_event(&f->node))
-		return -ENODEV;
-	fs = filter_state_of(st, (unsigned int)f->node.event_id, false);
-	if (fs && fs->shown)
-		return tfs_seq_puts(s, fs->shown);
-	if (fs && fs->text)
-		return tfs_seq_printf(s, "%s\n", fs->text);
-	return tfs_seq_puts(s, "none\n");
+	return ev ? tb_event_filter_show(f->node.inst, ev, s) : -ENODEV;
 }
 
-/*
- * Compile @expr for @ev and install it. On success the state's text is the
- * new filter (NULL when cleared). Return: 0 or -errno, with @err filled.
- */
-static int filter_apply(struct tfs_state *st, const struct tb_event *ev, const char *expr,
+/* Compile and install @expr on @ev. Return: 0 or -errno, with @err filled. */
+static int filter_apply(struct evt_instance *inst, const struct tb_event *ev, const char *expr,
 			struct filter_error *err)
 {
-	struct filter_prog *prog = NULL;
-	const struct evt_field *fields;
-	struct filter_state *fs;
-	char *text = NULL;
-	size_t nr;
 	int ret;
 
-	fs = filter_state_of(st, tb_event_id(ev), true);
-	if (!fs)
-		return -ENOMEM;
 	memset(err, 0, sizeof(*err));
-	if (!*expr) {
-		/* the kernel rejects an empty filter: "Error: (0)" */
-		err->errnum = EINVAL;
-		err->msg = NULL;
-		return -EINVAL;
-	}
-	fields = tb_event_fields(ev, &nr);
-	ret = filter_compile(fields, nr, expr, &prog, err);
-	if (ret) {
-		if (!err->errnum)
-			err->errnum = -ret;
-		return -err->errnum;
-	}
-	if (prog && !(text = strdup(expr))) {
-		filter_free(prog);
-		return -ENOMEM;
-	}
-	ret = tb_event_set_filter(st->inst, ev, prog);
-	if (ret) {
-		filter_free(prog);
-		free(text);
-		return ret;
-	}
-	free(fs->text);
-	fs->text = text;
-	free(fs->shown);
-	fs->shown = NULL;
-	return 0;
+	ret = tb_event_filter(inst, ev, expr, err);
+	if (ret && !err->errnum)
+		err->errnum = -ret;
+	return ret;
 }
 
 static ssize_t event_filter_write(struct evt_tracefs_file *f, const char *buf, size_t len)
@@ -548,30 +455,31 @@ static ssize_t event_filter_write(struct evt_tracefs_file *f, const char *buf, s
 	struct tfs_state *st = state_of(f->node.inst);
 	const struct tb_event *ev = node_event(&f->node);
 	struct filter_error err;
-	struct filter_state *fs;
-	char *expr;
+	char *expr, *shown;
 	int ret;
 
 	if (!st)
 		return -ENOMEM;
 	if (!ev)
 		return -ENODEV;
+	if (!len)
+		return 0;	/* the kernel ignores an empty write */
 	expr = tfs_strdup_stripped(buf, len);
 	if (!expr)
 		return -ENOMEM;
-	ret = filter_apply(st, ev, expr, &err);
+	ret = filter_apply(f->node.inst, ev, expr, &err);
 	if (ret) {
 		/*
 		 * The kernel drops the filter in force here; we keep it (events.rst
 		 * 5.2's promise) and show the error as the kernel does.
 		 */
-		fs = filter_state_of(st, tb_event_id(ev), true);
-		if (fs) {
-			free(fs->shown);
-			fs->shown = filter_error_text(expr, &err);
-		}
-		error_log_add(st->elog, FILTER_LOC, err.msg ? err.msg : "Error", expr,
-			      err.msg ? (unsigned int)(err.pos < 0 ? 0 : err.pos) : 0);
+		shown = filter_error_text(expr, &err);
+		if (shown)
+			tb_event_filter_set_shown(f->node.inst, ev, shown);
+		free(shown);
+		error_log_add(st->elog, FILTER_LOC,
+			      err.log_msg ? err.log_msg : (err.msg ? err.msg : "Error"), expr,
+			      (unsigned int)(err.log_pos > 0 ? err.log_pos : 0));
 	}
 	free(expr);
 	return ret ? ret : (ssize_t)len;
@@ -599,6 +507,7 @@ static int subsys_filter_show(struct evt_tracefs_file *f, struct tfs_seq *s)
 }
 
 struct subsys_arg {
+	struct evt_instance *inst;
 	struct tfs_state *st;
 	const char *sys;
 	const char *expr;
@@ -614,7 +523,7 @@ static int subsys_one(void *arg, const struct tb_event *ev)
 
 	if (strcmp(a->sys, tb_event_system(ev)))
 		return 0;
-	ret = filter_apply(a->st, ev, a->expr, &err);
+	ret = filter_apply(a->inst, ev, a->expr, &err);
 	if (ret == -ENOMEM) {
 		a->ret = ret;
 		return 1;
@@ -632,12 +541,14 @@ static int subsys_one(void *arg, const struct tb_event *ev)
 static ssize_t subsys_filter_write(struct evt_tracefs_file *f, const char *buf, size_t len)
 {
 	struct tfs_state *st = state_of(f->node.inst);
-	struct subsys_arg a = { .st = st, .sys = f->node.sys };
+	struct subsys_arg a = { .inst = f->node.inst, .st = st, .sys = f->node.sys };
 	struct sys_state *ss;
 	char *expr;
 
 	if (!st)
 		return -ENOMEM;
+	if (!len)
+		return 0;
 	expr = tfs_strdup_stripped(buf, len);
 	if (!expr)
 		return -ENOMEM;
@@ -648,8 +559,9 @@ static ssize_t subsys_filter_write(struct evt_tracefs_file *f, const char *buf, 
 		free(ss->shown);
 		ss->shown = NULL;
 		if (!a.ok && a.failed) {
-			struct filter_error err = { .pos = 0, .msg = SUBSYS_FILTER_ERR };
+			struct filter_error err = { 0 };
 
+			filter_error_subsystem(&err);
 			ss->shown = filter_error_text(expr, &err);
 		}
 	}
@@ -762,7 +674,7 @@ static ssize_t buffer_size_write(struct evt_tracefs_file *f, const char *buf, si
 
 	if (tfs_parse_ulong(buf, len, &kb) || !kb || kb > (~0ul >> 11))
 		return -EINVAL;
-	ret = tb_resize(f->node.inst, kb << 10, f->node.cpu >= 0 ? f->node.cpu : EVT_RB_ALL_CPUS);
+	ret = tb_resize_kb(f->node.inst, kb, f->node.cpu >= 0 ? f->node.cpu : EVT_RB_ALL_CPUS);
 	return ret ? ret : (ssize_t)len;
 }
 

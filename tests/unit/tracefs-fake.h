@@ -89,6 +89,7 @@ struct evt_instance {
 	bool on;
 	bool enabled[FAKE_NR_EVENTS];
 	struct filter_prog *filter[FAKE_NR_EVENTS];
+	char *shown[FAKE_NR_EVENTS];
 	int pids[256];
 	size_t nr_pids;
 };
@@ -141,8 +142,10 @@ static int fake_instance_create(const char *name)
 static int fake_instance_destroy(struct evt_instance *in)
 {
 	evt_ring_buffer_free(in->rb);
-	for (int e = 0; e < FAKE_NR_EVENTS; e++)
+	for (int e = 0; e < FAKE_NR_EVENTS; e++) {
 		filter_free(in->filter[e]);
+		free(in->shown[e]);
+	}
 	memset(in, 0, sizeof(*in));
 	return 0;
 }
@@ -180,9 +183,9 @@ static int fake_set_clock(struct evt_instance *in, enum evt_clock_id clock)
 	return ret ? ret : evt_ring_buffer_reset(in->rb);
 }
 
-static int fake_resize(struct evt_instance *in, unsigned long bytes, int cpu)
+static int fake_resize_kb(struct evt_instance *in, unsigned long kb, int cpu)
 {
-	return evt_ring_buffer_resize(in->rb, bytes, cpu);
+	return evt_ring_buffer_resize(in->rb, kb << 10, cpu);
 }
 
 struct fake_rec {
@@ -223,6 +226,13 @@ static int fake_set_pids(struct evt_instance *in, const int *pids, size_t n)
 	return 0;
 }
 
+static int fake_pids_show(struct evt_instance *in, struct tfs_seq *s)
+{
+	for (size_t i = 0; i < in->nr_pids; i++)
+		tfs_seq_printf(s, "%d\n", in->pids[i]);
+	return 0;
+}
+
 static int fake_event_for_each(tb_event_fn fn, void *arg)
 {
 	int ret;
@@ -253,12 +263,6 @@ static const char *fake_event_name(const struct tb_event *ev)
 static unsigned int fake_event_id(const struct tb_event *ev)
 {
 	return FAKE_ID_BASE + (unsigned int)fake_idx(ev);
-}
-
-static const struct evt_field *fake_event_fields(const struct tb_event *ev, size_t *nr)
-{
-	*nr = ev->nr;
-	return ev->fields;
 }
 
 static int fake_event_format(const struct tb_event *ev, struct tfs_seq *s)
@@ -306,12 +310,42 @@ static int fake_event_enable(struct evt_instance *in, const struct tb_event *ev,
 	return 0;
 }
 
-static int fake_event_set_filter(struct evt_instance *in, const struct tb_event *ev,
-				 struct filter_prog *prog)
+static int fake_event_filter(struct evt_instance *in, const struct tb_event *ev,
+			     const char *expr, struct filter_error *err)
 {
-	filter_free(in->filter[fake_idx(ev)]);
-	in->filter[fake_idx(ev)] = prog;
+	struct filter_prog *prog = NULL;
+	int ret, e = fake_idx(ev);
+
+	ret = filter_compile(ev->fields, ev->nr, expr, &prog, err);
+	if (ret)
+		return ret;
+	filter_free(in->filter[e]);
+	in->filter[e] = prog;
+	free(in->shown[e]);
+	in->shown[e] = NULL;
 	return 0;
+}
+
+static int fake_event_filter_show(struct evt_instance *in, const struct tb_event *ev,
+				  struct tfs_seq *s)
+{
+	int e = fake_idx(ev);
+
+	if (in->shown[e])
+		return tfs_seq_puts(s, in->shown[e]);
+	if (in->filter[e])
+		return tfs_seq_printf(s, "%s\n", filter_prog_text(in->filter[e]));
+	return tfs_seq_puts(s, "none\n");
+}
+
+static int fake_event_filter_set_shown(struct evt_instance *in, const struct tb_event *ev,
+				       const char *text)
+{
+	int e = fake_idx(ev);
+
+	free(in->shown[e]);
+	in->shown[e] = strdup(text);
+	return in->shown[e] ? 0 : -ENOMEM;
 }
 
 static const struct tfs_backend_ops fake_backend = {
@@ -324,20 +358,22 @@ static const struct tfs_backend_ops fake_backend = {
 	.tracing_on = fake_tracing_on,
 	.set_tracing_on = fake_set_tracing_on,
 	.set_clock = fake_set_clock,
-	.resize = fake_resize,
+	.resize_kb = fake_resize_kb,
 	.marker_write = fake_marker_write,
 	.set_pids = fake_set_pids,
+	.pids_show = fake_pids_show,
 	.event_for_each = fake_event_for_each,
 	.event_by_id = fake_event_by_id,
 	.event_system = fake_event_system,
 	.event_name = fake_event_name,
 	.event_id = fake_event_id,
-	.event_fields = fake_event_fields,
 	.event_format = fake_event_format,
 	.event_print = fake_event_print,
 	.event_enabled = fake_event_enabled,
 	.event_enable = fake_event_enable,
-	.event_set_filter = fake_event_set_filter,
+	.event_filter = fake_event_filter,
+	.event_filter_show = fake_event_filter_show,
+	.event_filter_set_shown = fake_event_filter_set_shown,
 };
 
 static __attribute__((unused)) void fake_install(void)
