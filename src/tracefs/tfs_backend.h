@@ -52,6 +52,10 @@ struct tfs_backend_ops {
 	/* the `set_event_pid` file's text: one id per line, sorted */
 	int (*pids_show)(struct evt_instance *inst, struct tfs_seq *s);
 
+	/* saved_cmdlines: the comm of @tid ("<...>" if unknown), the file's text (NULL: ours) */
+	void (*comm)(int tid, char comm[16]);
+	int (*cmdlines_show)(struct tfs_seq *s);
+
 	/* events: for_each visits every registered event; a non-zero @fn return stops it */
 	int (*event_for_each)(tb_event_fn fn, void *arg);
 	const struct tb_event *(*event_by_id)(unsigned int id);

@@ -706,7 +706,7 @@ static ssize_t marker_write(struct evt_tracefs_file *f, const char *buf, size_t 
 static int saved_cmdlines_show(struct evt_tracefs_file *f, struct tfs_seq *s)
 {
 	(void)f;
-	return tfs_cmdline_show(s);
+	return TB.cmdlines_show ? TB.cmdlines_show(s) : tfs_cmdline_show(s);
 }
 
 static int error_log_open(struct evt_tracefs_file *f)

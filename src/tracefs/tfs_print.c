@@ -203,7 +203,10 @@ int tfs_format_record(struct evt_instance *inst, int cpu, uint64_t ts, const voi
 	flags = r[REC_FLAGS_OFF];
 	pc = r[REC_PC_OFF];
 	memcpy(&pid, r + REC_PID_OFF, sizeof(pid));
-	tfs_cmdline_get(pid, comm);
+	if (TB.comm)
+		TB.comm(pid, comm);
+	else
+		tfs_cmdline_get(pid, comm);
 	ret = tfs_seq_printf(s, "%16s-%-7d [%03d] %c.%c%c%c ", comm, pid, cpu,
 			     (flags & FLAG_IRQS_OFF) ? 'd' : '.',
 			     (flags & FLAG_HARDIRQ) && (flags & FLAG_SOFTIRQ) ? 'H' :
