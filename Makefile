@@ -24,7 +24,9 @@ CMAKE := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL cmake
 
 all: build
 
+# The first configure checks the Debian packages too (a fresh machine: make demo just works).
 $(BUILD)/CMakeCache.txt:
+	@sh tests/deps.sh
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
 
 configure:
