@@ -287,8 +287,9 @@ static int fake_event_print(const struct tb_event *ev, const void *rec, size_t l
 		if (f->kind == EVT_FIELD_STRING) {
 			size_t max = f->size ? f->size : len - f->offset;
 
-			tfs_seq_printf(s, "%s%.*s", i > 5 ? " " : "", (int)strnlen((const char *)r + f->offset, max),
-				       (const char *)r + f->offset);
+			const char *str = (const char *)r + f->offset;
+
+			tfs_seq_printf(s, "%s%.*s", i > 5 ? " " : "", (int)strnlen(str, max), str);
 			continue;
 		}
 		if ((size_t)f->offset + 4 > len)
@@ -389,7 +390,8 @@ static __attribute__((unused)) void fake_install(void)
  * Fire event @e in @in as thread @pid with @value (and "comm" for the sched
  * events). Return: 1 recorded, 0 not (off, disabled, pid or filter), <0 error.
  */
-static __attribute__((unused)) int fake_fire(struct evt_instance *in, int e, int pid, int value, const char *comm)
+static __attribute__((unused)) int fake_fire(struct evt_instance *in, int e, int pid, int value,
+					     const char *comm)
 {
 	struct fake_rec r = { 0 };
 	size_t len = fake_events[e].size;
@@ -440,7 +442,8 @@ static __attribute__((unused)) const char *fake_cat(struct evt_instance *in, con
 }
 
 /* write @text to @path; @flags EVT_TRACEFS_TRUNC (">") or EVT_TRACEFS_APPEND (">>") */
-static __attribute__((unused)) ssize_t fake_echo(struct evt_instance *in, const char *text, unsigned int flags,
+static __attribute__((unused)) ssize_t fake_echo(struct evt_instance *in, const char *text,
+						 unsigned int flags,
 			 const char *path)
 {
 	return evt_tracefs_write(in, path, text, strlen(text), flags);

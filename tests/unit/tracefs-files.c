@@ -157,7 +157,8 @@ int main(void)
 
 	/* trace: the kernel's header, empty */
 	T_ASSERT_EQ(fake_echo(top, "", GT, "trace"), 0);
-	snprintf(want, sizeof(want), "# tracer: nop\n#\n# entries-in-buffer/entries-written: 0/0   #P:%ld\n",
+	snprintf(want, sizeof(want),
+		 "# tracer: nop\n#\n# entries-in-buffer/entries-written: 0/0   #P:%ld\n",
 		 sysconf(_SC_NPROCESSORS_ONLN));
 	s = fake_cat(top, "trace");
 	T_ASSERT(!strncmp(s, want, strlen(want)));
@@ -179,7 +180,8 @@ int main(void)
 	T_ASSERT_EQ(fake_echo(top, "1", GT, "tracing_on"), 1);
 
 	/* events in the trace: their print format after "name: " */
-	T_ASSERT_EQ(fake_echo(top, "sched:sched_switch irq:irq_handler_entry", GT, "set_event"), 40);
+	T_ASSERT_EQ(fake_echo(top, "sched:sched_switch irq:irq_handler_entry", GT, "set_event"),
+		    40);
 	T_ASSERT_EQ(fake_fire(top, EV_SWITCH, tid, 42, "bash"), 1);
 	T_ASSERT_EQ(fake_fire(top, EV_IRQ, tid, 7, NULL), 1);
 	T_ASSERT_EQ(fake_fire(top, EV_WAKEUP, tid, 7, "x"), 0);	/* not enabled */
