@@ -58,7 +58,9 @@
  * records are 4-byte aligned), then the dynamic data.
  *
  * A disabled call site costs one load of a byte and a branch predicted
- * not taken; the arguments are not evaluated.
+ * not taken. As in the kernel, trace_<name>() is an inline function: its
+ * arguments are evaluated (the compiler drops what has no side effect);
+ * guard costly ones with `if (trace_<name>_enabled())`.
  */
 #ifndef EVTRACE_TRACE_EVENT_H
 #define EVTRACE_TRACE_EVENT_H

@@ -66,7 +66,7 @@ struct evt_event {
 	struct event_active *active;		/* RCU; NULL = no instance records it */
 	volatile uint8_t *key;			/* the call sites' byte */
 	uint8_t key_local;			/* key of built-in events */
-	void *owner;				/* registration handle */
+	bool live;				/* registered (not a zombie) */
 };
 
 struct trace_event_file {
@@ -133,8 +133,61 @@ void event_files_set_filters_locked(struct trace_event_file **files,
 
 /* --- instances ------------------------------------------------------------------------ */
 
+#define INSTANCE_MAX		64	/* the top one and 63 named ones */
+#define INSTANCE_NAME_MAX	64
+
+/* set_event_pid, RCU-published: tids[0..nr_tid) then tgids, each sorted. */
+struct pid_list {
+	uint32_t nr_tid;
+	uint32_t nr_tgid;
+	pid_t ids[];
+};
+
+struct evt_instance {
+	char name[INSTANCE_NAME_MAX];		/* "" for the top instance */
+	struct evt_ring_buffer *rb;
+	uint8_t tracing_on;			/* relaxed atomic; writers skip when 0 */
+	uint8_t dead;				/* being destroyed */
+	struct pid_list *pids;			/* RCU; NULL = every thread */
+	struct trace_event_file **files;	/* by event ID; event_mutex */
+	unsigned int nr_files;			/* capacity of files[] */
+	int readers;				/* open iterators (destroy gives -EBUSY) */
+	unsigned long buffer_kb;		/* per CPU, as last set */
+	void *tracefs_priv;			/* for the tracing tree (error_log, ...) */
+};
+
 struct evt_instance *instance_lookup_locked(const char *name);
 int instance_foreach_locked(int (*fn)(struct evt_instance *inst, void *arg), void *arg);
+struct evt_instance *instance_top_locked(void);
+
+/* Used by the registry (event_mutex held). */
+unsigned int instance_active_files_locked(struct evt_event *ev,
+					  struct trace_event_file **files, unsigned int max);
+int instance_grow_files_locked(unsigned int nr_ids);
+int instance_add_event_locked(struct evt_event *ev);
+void instance_remove_event_locked(struct evt_event *ev);
+void event_update_active_locked(struct evt_event *ev);
+unsigned int event_id_limit_locked(void);
+
+/* The writer's set_event_pid check (inside rcu_lock()). */
+bool instance_pid_allowed_rcu(struct evt_instance *inst, pid_t tid, pid_t tgid);
+
+/* Free @p with free() after the next grace period (when event_mutex is released). */
+void event_gc_free(void *p);
+
+/* Built-in events (ftrace:print). */
+struct evt_event *event_new_builtin(const char *system, const char *name,
+				    const struct evt_field *fields, unsigned int nr,
+				    const char *print_fmt, unsigned int size);
+int event_register_builtin_locked(struct evt_event *ev, unsigned int id);
+extern struct evt_event *event_print;
+
+/* EVTRACE_EVENTS applied to one new event (top instance). */
+void events_env_apply_locked(struct evt_event *ev);
+
+/* The writer's thread identity (cached; reset in a fork child). */
+pid_t event_current_tid(void);
+pid_t event_current_tgid(void);
 
 /* --- printing --------------------------------------------------------------------------- */
 
@@ -157,6 +210,7 @@ int event_format_seq(const struct evt_event *ev, struct evt_seq *s);
 
 /* saved_cmdlines: remember the calling thread's comm (cheap after the first call). */
 void cmdline_save_current(pid_t tid);
+void cmdline_save(pid_t tid, const char *comm);
 
 /* Start-up: top instance, built-in events, EVTRACE_EVENTS. Idempotent. */
 void events_init(void);
