@@ -190,6 +190,73 @@ static int core_cmdlines_show(struct tfs_seq *s)
 	return snprintf_into(s, evt_saved_cmdlines_text(NULL, 0), cmdlines_again, NULL);
 }
 
+/* ---- the trace text: the event layer's iterator ---- */
+
+#define LINE_MAX_BYTES	(64u << 10)	/* a line of `trace` is never longer (events.h bounds) */
+
+struct iter {
+	struct evt_trace_iter *it;
+	char *buf;
+};
+
+static int core_iter_open(struct evt_instance *inst, int cpu, bool consume, void **itp)
+{
+	struct iter *w = calloc(1, sizeof(*w));
+	int ret;
+
+	if (!w)
+		return -ENOMEM;
+	w->buf = malloc(LINE_MAX_BYTES);
+	if (!w->buf) {
+		free(w);
+		return -ENOMEM;
+	}
+	ret = evt_trace_iter_open(inst, cpu, consume ? EVT_ITER_CONSUME : 0, &w->it);
+	if (ret) {
+		free(w->buf);
+		free(w);
+		return ret;
+	}
+	*itp = w;
+	return 0;
+}
+
+static int core_iter_header(void *p, struct tfs_seq *s)
+{
+	struct iter *w = p;
+	struct evt_seq es;
+	int ret;
+
+	evt_seq_init(&es, w->buf, LINE_MAX_BYTES);
+	ret = evt_trace_iter_print_header(w->it, &es);
+	if (ret < 0)
+		return ret;
+	return tfs_seq_write(s, es.buf, es.len);
+}
+
+static int core_iter_next(void *p, struct tfs_seq *s)
+{
+	struct iter *w = p;
+	struct evt_seq es;
+	int ret;
+
+	evt_seq_init(&es, w->buf, LINE_MAX_BYTES);
+	ret = evt_trace_iter_next_line(w->it, &es);
+	if (ret <= 0)
+		return ret;
+	ret = tfs_seq_write(s, es.buf, es.len);
+	return ret ? ret : 1;
+}
+
+static void core_iter_close(void *p)
+{
+	struct iter *w = p;
+
+	evt_trace_iter_close(w->it);
+	free(w->buf);
+	free(w);
+}
+
 /* ---- events ---- */
 
 struct ev_list {
@@ -428,6 +495,10 @@ const struct tfs_backend_ops tfs_backend_core = {
 	.pids_show = core_pids_show,
 	.comm = core_comm,
 	.cmdlines_show = core_cmdlines_show,
+	.iter_open = core_iter_open,
+	.iter_header = core_iter_header,
+	.iter_next = core_iter_next,
+	.iter_close = core_iter_close,
 	.event_for_each = core_event_for_each,
 	.event_by_id = core_event_by_id,
 	.event_system = core_event_system,

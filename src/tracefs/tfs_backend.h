@@ -56,6 +56,16 @@ struct tfs_backend_ops {
 	void (*comm)(int tid, char comm[16]);
 	int (*cmdlines_show)(struct tfs_seq *s);
 
+	/*
+	 * The trace text (NULL: tfs_print.c formats records itself): an iterator
+	 * over @cpu (-1: all), consuming or not; the header; the next line (1),
+	 * none (0) or -errno; close.
+	 */
+	int (*iter_open)(struct evt_instance *inst, int cpu, bool consume, void **itp);
+	int (*iter_header)(void *it, struct tfs_seq *s);
+	int (*iter_next)(void *it, struct tfs_seq *s);
+	void (*iter_close)(void *it);
+
 	/* events: for_each visits every registered event; a non-zero @fn return stops it */
 	int (*event_for_each)(tb_event_fn fn, void *arg);
 	const struct tb_event *(*event_by_id)(unsigned int id);

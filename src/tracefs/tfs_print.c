@@ -228,8 +228,16 @@ int tfs_format_record(struct evt_instance *inst, int cpu, uint64_t ts, const voi
 		ret = tfs_seq_puts(s, "tracing_mark_write: ");
 	else
 		ret = tfs_seq_printf(s, "%s: ", tb_event_name(ev));
-	if (!ret)
+	if (!ret) {
+		size_t at = s->len;
+
 		ret = tb_event_print(ev, rec, len, s);
+		if (ret && ret != -EFBIG) {
+			/* one record the printer cannot format does not stop the trace */
+			s->len = at;
+			ret = tfs_seq_printf(s, "<print error %d>", ret);
+		}
+	}
 	if (!ret && (!s->len || s->buf[s->len - 1] != '\n'))
 		ret = tfs_seq_putc(s, '\n');
 	return ret;
@@ -238,9 +246,10 @@ int tfs_format_record(struct evt_instance *inst, int cpu, uint64_t ts, const voi
 /* ---- trace, trace_pipe: a stream of text -------------------------------------------------- */
 
 struct stream {
+	void *it;				/* the backend's iterator, if it has one */
 	struct evt_ring_buffer *rb;
 	int cpu_lo, cpu_hi;			/* CPUs [lo, hi) */
-	struct evt_ring_buffer_iter **it;	/* trace: one iterator per CPU */
+	struct evt_ring_buffer_iter **rit;	/* trace: one iterator per CPU */
 	struct tfs_seq pend;			/* text made, not read yet */
 	size_t off;
 };
@@ -250,20 +259,26 @@ static void stream_free(struct stream *st)
 	if (!st)
 		return;
 	if (st->it)
+		TB.iter_close(st->it);
+	if (st->rit)
 		for (int c = st->cpu_lo; c < st->cpu_hi; c++)
-			if (st->it[c - st->cpu_lo])
-				evt_ring_buffer_read_finish(st->it[c - st->cpu_lo]);
-	free(st->it);
+			if (st->rit[c - st->cpu_lo])
+				evt_ring_buffer_read_finish(st->rit[c - st->cpu_lo]);
+	free(st->rit);
 	tfs_seq_free(&st->pend);
 	free(st);
 }
 
-static struct stream *stream_new(struct evt_tracefs_file *f)
+static struct stream *stream_new(struct evt_tracefs_file *f, bool consume)
 {
 	struct stream *st = calloc(1, sizeof(*st));
 
 	if (!st)
 		return NULL;
+	if (TB.iter_open && TB.iter_open(f->node.inst, f->node.cpu, consume, &st->it)) {
+		free(st);
+		return NULL;
+	}
 	st->rb = tb_buffer(f->node.inst);
 	if (f->node.cpu >= 0) {
 		st->cpu_lo = f->node.cpu;
@@ -307,16 +322,25 @@ int tfs_trace_open(struct evt_tracefs_file *f)
 	}
 	if (!(f->flags & EVT_TRACEFS_READ))
 		return 0;
-	st = stream_new(f);
+	st = stream_new(f, false);
 	if (!st)
 		return -ENOMEM;
-	st->it = calloc((size_t)(st->cpu_hi - st->cpu_lo), sizeof(*st->it));
-	if (!st->it) {
+	if (st->it) {
+		ret = TB.iter_header(st->it, &st->pend);
+		if (ret) {
+			stream_free(st);
+			return ret;
+		}
+		f->priv = st;
+		return 0;
+	}
+	st->rit = calloc((size_t)(st->cpu_hi - st->cpu_lo), sizeof(*st->rit));
+	if (!st->rit) {
 		stream_free(st);
 		return -ENOMEM;
 	}
 	for (int c = st->cpu_lo; c < st->cpu_hi; c++) {
-		ret = evt_ring_buffer_read_start(st->rb, c, &st->it[c - st->cpu_lo]);
+		ret = evt_ring_buffer_read_start(st->rb, c, &st->rit[c - st->cpu_lo]);
 		if (ret) {
 			stream_free(st);
 			return ret;
@@ -337,18 +361,34 @@ void tfs_trace_release(struct evt_tracefs_file *f)
 	f->priv = NULL;
 }
 
+/* Lines from the backend's iterator until @want bytes are pending. Return: lines. */
+static int backend_batch(struct stream *st, size_t want)
+{
+	int n = 0, ret;
+
+	while (st->pend.len < want) {
+		ret = TB.iter_next(st->it, &st->pend);
+		if (ret <= 0)
+			break;
+		n++;
+	}
+	return n;
+}
+
 /* trace: format the next records in time order until a batch is made. Return: records. */
 static int trace_batch(struct evt_tracefs_file *f, struct stream *st)
 {
 	struct evt_ring_buffer_event *e;
 	int n = 0;
 
+	if (st->it)
+		return backend_batch(st, BATCH_BYTES);
 	while (st->pend.len < BATCH_BYTES) {
 		uint64_t ts, best_ts = 0;
 		int best = -1;
 
 		for (int c = st->cpu_lo; c < st->cpu_hi; c++) {
-			if (!evt_ring_buffer_iter_peek(st->it[c - st->cpu_lo], &ts))
+			if (!evt_ring_buffer_iter_peek(st->rit[c - st->cpu_lo], &ts))
 				continue;
 			if (best < 0 || ts < best_ts) {
 				best = c;
@@ -357,7 +397,7 @@ static int trace_batch(struct evt_tracefs_file *f, struct stream *st)
 		}
 		if (best < 0)
 			break;
-		e = evt_ring_buffer_read(st->it[best - st->cpu_lo], &ts);
+		e = evt_ring_buffer_read(st->rit[best - st->cpu_lo], &ts);
 		if (!e)
 			continue;
 		if (tfs_format_record(f->node.inst, best, ts, evt_ring_buffer_event_data(e),
@@ -384,7 +424,7 @@ ssize_t tfs_trace_read(struct evt_tracefs_file *f, char *buf, size_t len)
 
 int tfs_pipe_open(struct evt_tracefs_file *f)
 {
-	struct stream *st = stream_new(f);
+	struct stream *st = stream_new(f, true);
 
 	if (!st)
 		return -ENOMEM;
@@ -405,6 +445,8 @@ static int pipe_batch(struct evt_tracefs_file *f, struct stream *st, size_t want
 	unsigned long lost;
 	int n = 0;
 
+	if (st->it)
+		return backend_batch(st, want);
 	while (st->pend.len < want) {
 		uint64_t ts, best_ts = 0;
 		int best = -1;
