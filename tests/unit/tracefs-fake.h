@@ -62,7 +62,8 @@ static const struct evt_field fake_app_fields[] = {
 };
 static const struct evt_field fake_print_fields[] = {
 	COMMON_FIELDS,
-	{ "char[]", "buf", 12, 0, 1, EVT_FIELD_STRING, 0 },
+	{ "unsigned long", "ip", 12, 8, 8, EVT_FIELD_INT, 0 },
+	{ "char[]", "buf", 20, 0, 1, EVT_FIELD_STRING, 0 },
 };
 
 struct tb_event {
@@ -79,7 +80,7 @@ static const struct tb_event fake_events[FAKE_NR_EVENTS + 1] = {
 	{ "irq", "irq_handler_entry", fake_irq_fields, N(fake_irq_fields), 16 },
 	{ "irq", "softirq_entry", fake_softirq_fields, N(fake_softirq_fields), 16 },
 	{ "app", "sched", fake_app_fields, N(fake_app_fields), 16 },
-	{ "ftrace", "print", fake_print_fields, N(fake_print_fields), 12 },
+	{ "ftrace", "print", fake_print_fields, N(fake_print_fields), 20 },
 };
 
 struct evt_instance {
@@ -201,7 +202,10 @@ struct fake_rec {
 			int32_t next;
 		} sw;
 		int32_t value;
-		char text[4096];
+		struct {
+			uint64_t ip;
+			char text[4096 + 1];
+		} __attribute__((packed)) print;
 	} u;
 };
 
@@ -211,9 +215,9 @@ static int fake_marker_write(struct evt_instance *in, const char *text, size_t l
 
 	r.pid = (int32_t)gettid();
 	r.tgid = (int32_t)getpid();
-	memcpy(r.u.text, text, len);
-	r.u.text[len] = '\0';
-	return evt_ring_buffer_write(in->rb, 12 + len + 1, &r);
+	memcpy(r.u.print.text, text, len);
+	r.u.print.text[len] = '\0';
+	return evt_ring_buffer_write(in->rb, 20 + len + 1, &r);
 }
 
 static int fake_set_pids(struct evt_instance *in, const int *pids, size_t n)
