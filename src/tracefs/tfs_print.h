@@ -44,7 +44,4 @@ int tfs_trace_header(struct evt_instance *inst, struct tfs_seq *s);
 int tfs_format_record(struct evt_instance *inst, int cpu, uint64_t ts, const void *rec,
 		      size_t len, struct tfs_seq *s);
 
-/* The instance's error_log (tfs_files.c; NULL when out of memory). */
-struct error_log *tfs_error_log(struct evt_instance *inst);
-
 #endif /* EVT_TRACEFS_TFS_PRINT_H */
