@@ -17,6 +17,7 @@
  * never while they wait.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,37 +54,53 @@ struct tfs_state {
 	struct tfs_state *next;
 };
 
+/*
+ * The list of states has its own lock: tfs_error_log() is called by layers
+ * that do not hold tfs_lock. A state lives until its instance is removed
+ * through the tree (state_drop(), under tfs_lock, which is also what every
+ * user of a state's other fields holds).
+ */
+static pthread_mutex_t states_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tfs_state *states;
 
 static struct tfs_state *state_of(struct evt_instance *inst)
 {
 	struct tfs_state *st;
 
+	pthread_mutex_lock(&states_lock);
 	for (st = states; st; st = st->next)
 		if (st->inst == inst)
-			return st;
+			goto out;
 	st = calloc(1, sizeof(*st));
 	if (!st)
-		return NULL;
+		goto out;
 	if (error_log_alloc(&st->elog)) {
 		free(st);
-		return NULL;
+		st = NULL;
+		goto out;
 	}
 	st->inst = inst;
 	st->next = states;
 	states = st;
+out:
+	pthread_mutex_unlock(&states_lock);
 	return st;
 }
 
 static void state_drop(struct evt_instance *inst)
 {
-	struct tfs_state **pp, *st;
+	struct tfs_state **pp, *st = NULL;
 
+	pthread_mutex_lock(&states_lock);
 	for (pp = &states; *pp; pp = &(*pp)->next) {
-		if ((*pp)->inst != inst)
-			continue;
-		st = *pp;
-		*pp = st->next;
+		if ((*pp)->inst == inst) {
+			st = *pp;
+			*pp = st->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&states_lock);
+	if (st) {
 		error_log_free(st->elog);
 		while (st->systems) {
 			struct sys_state *ss = st->systems;
@@ -94,7 +111,6 @@ static void state_drop(struct evt_instance *inst)
 			free(ss);
 		}
 		free(st);
-		return;
 	}
 }
 
