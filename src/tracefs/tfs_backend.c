@@ -304,6 +304,13 @@ static int core_event_for_each(tb_event_fn fn, void *arg)
 	return l.ret ? l.ret : ret;
 }
 
+static const struct tb_event *core_event_by_id(unsigned int id);
+
+static const struct tb_event *core_marker_event(void)
+{
+	return core_event_by_id(EVENT_ID_PRINT);
+}
+
 static const struct tb_event *core_event_by_id(unsigned int id)
 {
 	const struct tb_event *t = NULL;
@@ -499,6 +506,7 @@ const struct tfs_backend_ops tfs_backend_core = {
 	.iter_header = core_iter_header,
 	.iter_next = core_iter_next,
 	.iter_close = core_iter_close,
+	.marker_event = core_marker_event,
 	.event_for_each = core_event_for_each,
 	.event_by_id = core_event_by_id,
 	.event_system = core_event_system,

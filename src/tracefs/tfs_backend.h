@@ -66,6 +66,9 @@ struct tfs_backend_ops {
 	int (*iter_next)(void *it, struct tfs_seq *s);
 	void (*iter_close)(void *it);
 
+	/* ftrace:print, the trace_marker event (not in event_for_each); NULL: none */
+	const struct tb_event *(*marker_event)(void);
+
 	/* events: for_each visits every registered event; a non-zero @fn return stops it */
 	int (*event_for_each)(tb_event_fn fn, void *arg);
 	const struct tb_event *(*event_by_id)(unsigned int id);

@@ -908,12 +908,89 @@ static int events_lookup_one(void *arg, const struct tb_event *ev)
 	return 1;
 }
 
+/* events/ftrace/print/: the trace_marker event, as the kernel's (no enable, no filter) */
+static const struct tfs_ops *const print_children[] = { &format_ops, &id_ops, &trigger_ops, NULL };
+static const struct tfs_ops print_dir_ops = {
+	.name = "print", .mode = TFS_MODE_DIR, .children = print_children,
+};
+
+static const struct tb_event *marker_event(void)
+{
+	return TB.marker_event ? TB.marker_event() : NULL;
+}
+
+static int ftrace_lookup(const struct tfs_node *dir, const char *name, struct tfs_node *child)
+{
+	const struct tb_event *ev = marker_event();
+
+	if (!ev || strcmp(name, tb_event_name(ev)))
+		return -ENOENT;
+	*child = *dir;
+	child->ops = &print_dir_ops;
+	child->event_id = (int)tb_event_id(ev);
+	return 0;
+}
+
+static int ftrace_readdir(const struct tfs_node *dir, tfs_fill_t fill, void *arg)
+{
+	const struct tb_event *ev = marker_event();
+
+	(void)dir;
+	return ev ? fill(arg, tb_event_name(ev), TFS_MODE_DIR) : 0;
+}
+
+static const struct tfs_ops ftrace_dir_ops = {
+	.name = "ftrace", .mode = TFS_MODE_DIR, .lookup = ftrace_lookup,
+	.readdir = ftrace_readdir,
+};
+
+/* events/header_page and header_event: the ring buffer's page and event headers */
+static int header_page_show(struct evt_tracefs_file *f, struct tfs_seq *s)
+{
+	unsigned int psize = evt_ring_buffer_page_size(tb_buffer(f->node.inst));
+
+	return tfs_seq_printf(s,
+		"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+		"\tfield: char data;\toffset:16;\tsize:%u;\tsigned:0;\n",
+		psize - EVT_RB_PAGE_HDR_SIZE);
+}
+
+static int header_event_show(struct evt_tracefs_file *f, struct tfs_seq *s)
+{
+	(void)f;
+	return tfs_seq_puts(s,
+		"# compressed entry header\n"
+		"\ttype_len    :    5 bits\n"
+		"\ttime_delta  :   27 bits\n"
+		"\tarray       :   32 bits\n"
+		"\n"
+		"\tpadding     : type == 29\n"
+		"\ttime_extend : type == 30\n"
+		"\ttime_stamp : type == 31\n"
+		"\tdata max type_len  == 28\n");
+}
+
+static const struct tfs_ops header_page_ops = {
+	.name = "header_page", .mode = TFS_MODE_RO, .show = header_page_show,
+};
+static const struct tfs_ops header_event_ops = {
+	.name = "header_event", .mode = TFS_MODE_RO, .show = header_event_show,
+};
+
 static int events_lookup(const struct tfs_node *dir, const char *name, struct tfs_node *child)
 {
 	struct find_arg a = { .name = name };
 
 	if (strlen(name) >= TFS_SYS_MAX)
 		return -ENOENT;
+	if (!strcmp(name, "ftrace") && marker_event()) {
+		*child = *dir;
+		child->ops = &ftrace_dir_ops;
+		snprintf(child->sys, sizeof(child->sys), "%s", name);
+		return 0;
+	}
 	tb_event_for_each(events_lookup_one, &a);
 	if (!a.found)
 		return -ENOENT;
@@ -959,6 +1036,8 @@ static int events_readdir(const struct tfs_node *dir, tfs_fill_t fill, void *arg
 
 	(void)dir;
 	ret = tb_event_for_each(events_readdir_one, &l);
+	if (!ret && marker_event())
+		ret = fill(arg, "ftrace", TFS_MODE_DIR);
 	for (size_t i = 0; i < l.n; i++) {
 		if (!ret)
 			ret = fill(arg, l.names[i], TFS_MODE_DIR);
@@ -968,7 +1047,9 @@ static int events_readdir(const struct tfs_node *dir, tfs_fill_t fill, void *arg
 	return ret;
 }
 
-static const struct tfs_ops *const events_children[] = { &enable_ops, NULL };
+static const struct tfs_ops *const events_children[] = {
+	&enable_ops, &header_event_ops, &header_page_ops, NULL,
+};
 static const struct tfs_ops events_dir_ops = {
 	.name = "events", .mode = TFS_MODE_DIR, .children = events_children,
 	.lookup = events_lookup, .readdir = events_readdir,

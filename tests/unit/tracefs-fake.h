@@ -353,7 +353,13 @@ static int fake_event_filter_set_shown(struct evt_instance *in, const struct tb_
 	return in->shown[e] ? 0 : -ENOMEM;
 }
 
+static const struct tb_event *fake_marker_event(void)
+{
+	return &fake_events[FAKE_MARKER];
+}
+
 static const struct tfs_backend_ops fake_backend = {
+	.marker_event = fake_marker_event,
 	.top = fake_top,
 	.instance_lookup = fake_instance_lookup,
 	.instance_create = fake_instance_create,

@@ -73,7 +73,19 @@ int main(void)
 	T_ASSERT_STR(ls(NULL, "/"), "available_events buffer_size_kb buffer_total_size_kb "
 		     "error_log events/ instances/ per_cpu/ saved_cmdlines set_event "
 		     "set_event_pid trace trace_clock trace_marker trace_pipe tracing_on ");
-	T_ASSERT_STR(ls(NULL, "events"), "enable sched/ irq/ app/ ");
+	T_ASSERT_STR(ls(NULL, "events"), "enable header_event header_page ftrace/ sched/ irq/ app/ ");
+	T_ASSERT_STR(ls(NULL, "events/ftrace"), "print/ ");
+	T_ASSERT_STR(ls(NULL, "events/ftrace/print"), "format id trigger ");
+	T_ASSERT_STR(fake_cat(top, "events/ftrace/print/id"), "405\n");
+	T_ASSERT_EQ(evt_tracefs_stat(NULL, "events/ftrace/print/enable", NULL), -ENOENT);
+	T_ASSERT_EQ(evt_tracefs_stat(NULL, "events/ftrace/nosuch", NULL), -ENOENT);
+	/* the kernel's text, with our page size */
+	T_ASSERT_STR(fake_cat(top, "events/header_page"),
+		     "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		     "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		     "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+		     "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n");
+	T_ASSERT(!strncmp(fake_cat(top, "events/header_event"), "# compressed entry header\n", 26));
 	T_ASSERT_STR(ls(NULL, "events/sched"), "enable filter sched_switch/ sched_wakeup/ ");
 	T_ASSERT_STR(ls(NULL, "events/sched/sched_switch"), "enable filter format id trigger ");
 	T_ASSERT(!strncmp(ls(NULL, "per_cpu"), "cpu0/ ", 6));
