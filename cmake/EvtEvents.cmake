@@ -38,3 +38,8 @@ if(TARGET unit-events-dso)
 	target_compile_definitions(unit-events-dso PRIVATE
 		EVT_TEST_DSO="$<TARGET_FILE:evt-test-dso>")
 endif()
+# liburcu's inline read side trips UBSan's alignment check (its reader records are less
+# aligned than declared): sanitized builds call the out-of-line functions (src/compat/urcu.h).
+if(EVT_SANITIZE MATCHES "undefined")
+	target_compile_definitions(evtrace_obj PRIVATE EVT_URCU_CALL)
+endif()

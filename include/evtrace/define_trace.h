@@ -123,11 +123,11 @@
 #define __array(type, item, len)							\
 	__f[__n++] = (struct evt_field){ #type "[" __evt_xstr(len) "]", #item,		\
 		__evt_off(item), __evt_sz(item), (uint16_t)sizeof(type),		\
-		evt_array_kind(#type, sizeof(type), false), __evt_is_signed(type) };
+		__evt_array_kind(#type, sizeof(type), false), __evt_is_signed(type) };
 #define __dynamic_array(type, item, len)						\
 	__f[__n++] = (struct evt_field){ "__data_loc " #type "[]", #item,		\
 		__evt_off(__data_loc_##item), 4, (uint16_t)sizeof(type),		\
-		evt_array_kind(#type, sizeof(type), true), __evt_is_signed(type) };
+		__evt_array_kind(#type, sizeof(type), true), __evt_is_signed(type) };
 #define __string(item, src)								\
 	__f[__n++] = (struct evt_field){ "__data_loc char[]", #item,			\
 		__evt_off(__data_loc_##item), 4, 1, EVT_FIELD_DYN_STRING, 0 };
@@ -212,7 +212,7 @@
 #define __get_dynamic_array_len(item)	evt_data_loc_len(__entry->__data_loc_##item)
 #define __get_str(item)			((char *)__get_dynamic_array(item))
 #define __assign_str(item, ...)								\
-	evt_assign_str(__get_str(item), (const char *)__data_offsets.item##_ptr_,	\
+	__evt_assign_str(__get_str(item), (const char *)__data_offsets.item##_ptr_,	\
 		       __get_dynamic_array_len(item))
 #define TRACE_EVENT(call, proto, args, tstruct, assign, print)				\
 	__attribute__((noinline)) void __evt_do_trace_##call(proto)			\

@@ -96,7 +96,7 @@
 #define EVT_DYN_ARRAY_MAX	2048u
 
 /* The kind of an array field: arrays of a char type are strings, as for the kernel. */
-static inline uint8_t evt_array_kind(const char *type, size_t elem_size, bool dynamic)
+static inline uint8_t __evt_array_kind(const char *type, size_t elem_size, bool dynamic)
 {
 	bool str = elem_size == 1 && strstr(type, "char") != NULL;
 
@@ -106,7 +106,7 @@ static inline uint8_t evt_array_kind(const char *type, size_t elem_size, bool dy
 }
 
 /* __assign_str(): @len bytes were reserved (string and NUL, as measured). */
-static inline void evt_assign_str(char *dst, const char *src, size_t len)
+static inline void __evt_assign_str(char *dst, const char *src, size_t len)
 {
 	if (len == 0)
 		return;

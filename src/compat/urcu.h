@@ -15,13 +15,19 @@
 #ifndef EVT_COMPAT_URCU_H
 #define EVT_COMPAT_URCU_H
 
-#ifndef _LGPL_SOURCE
+#if !defined(_LGPL_SOURCE) && !defined(EVT_URCU_CALL)
 #define _LGPL_SOURCE
 #endif
 #include <urcu-bp.h>
 
 #include "compat/atomic.h"
 
+/*
+ * liburcu declares its per-thread reader record 128-byte aligned but allocates
+ * it 32-byte aligned, so UBSan's alignment check trips inside its inline read
+ * side. UBSan builds (EVT_URCU_CALL, set by cmake/EvtEvents.cmake) call the
+ * library's out-of-line functions instead, which are not instrumented.
+ */
 static inline void rcu_lock(void)
 {
 	urcu_bp_read_lock();

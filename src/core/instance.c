@@ -238,7 +238,7 @@ int evt_instance_destroy(struct evt_instance *inst)
 		struct trace_event_file *file = inst->files[id];
 
 		if (file && (file->flags & (EVT_FILE_ENABLED | EVT_FILE_SOFT_MODE))) {
-			file->flags = 0;
+			st_relaxed(&file->flags, 0u);
 			event_update_active_locked(file->event);
 		}
 	}

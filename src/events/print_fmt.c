@@ -247,7 +247,7 @@ static void next(struct parser *ps)
 		}
 		s[n] = '\0';
 		ps->text = s;
-		ps->tlen = n;
+		ps->tlen = strlen(s);	/* a C string ends at its first NUL ("\0", "\x") */
 		ps->kind = T_STR;
 	} else if (*p == '\'') {
 		int c;
@@ -385,7 +385,7 @@ static void parse_cast_type(struct parser *ps, struct node *n)
 				size = 8, uns = true, explicit_size = true;
 			else if (!strcmp(w, "ssize_t"))
 				size = 8, explicit_size = true;
-			else if (w[0] == 'u' || (w[0] == '_' && w[2] == 'u'))
+			else if (w[0] == 'u' || (w[0] == '_' && w[1] == '_' && w[2] == 'u'))
 				uns = true;
 			if (strstr(w, "8") && !strstr(w, "16") && !strstr(w, "128"))
 				size = 1, explicit_size = true;
@@ -1322,6 +1322,11 @@ static void print_conv(struct evt_seq *s, const struct seg *sg, int width, int p
 		break;
 	}
 	case 'c':
+		/* A NUL would end the text early: it prints as nothing (padding kept). */
+		if (!(unsigned char)x) {
+			evt_seq_printf(s, "%*s", width < 0 ? -width : width, "");
+			break;
+		}
 		build_spec(spec, sg, "", 'c', false);
 		evt_seq_printf(s, spec, width, (int)(unsigned char)x);
 		break;
