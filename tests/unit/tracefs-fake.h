@@ -96,6 +96,7 @@ struct evt_instance {
 };
 
 static struct evt_instance fake_inst[FAKE_MAX_INST];	/* [0] is the top */
+static int fake_nr_events = FAKE_NR_EVENTS;	/* registered now: the first n of fake_events */
 static unsigned long fake_buf_size = 64 << 10;
 
 static int fake_idx(const struct tb_event *ev)
@@ -241,7 +242,7 @@ static int fake_event_for_each(tb_event_fn fn, void *arg)
 {
 	int ret;
 
-	for (int e = 0; e < FAKE_NR_EVENTS; e++)
+	for (int e = 0; e < fake_nr_events; e++)
 		if ((ret = fn(arg, &fake_events[e])))
 			return ret;
 	return 0;

@@ -98,6 +98,15 @@ int main(void)
 	snprintf(path, sizeof(path), "per_cpu/cpu%d", nr_cpus);
 	T_ASSERT_EQ(evt_tracefs_stat(NULL, path, NULL), -ENOENT);
 
+	/* "?": an enable file that affects no event */
+	fake_nr_events = 0;
+	T_ASSERT_STR(fake_cat(top, "events/enable"), "?\n");
+	T_ASSERT_STR(fake_cat(top, "available_events"), "");
+	T_ASSERT_EQ(fake_echo(top, "*:*", GT, "set_event"), -EINVAL);
+	T_ASSERT_EQ(fake_echo(top, "1", GT, "events/enable"), 1);
+	fake_nr_events = FAKE_NR_EVENTS;
+	T_ASSERT_STR(fake_cat(top, "events/enable"), "0\n");
+
 	/* tracing_on */
 	T_ASSERT_STR(fake_cat(top, "tracing_on"), "1\n");
 	T_ASSERT_EQ(fake_echo(top, "0\n", GT, "tracing_on"), 2);
