@@ -785,13 +785,14 @@ static const struct tfs_ops set_event_pid_ops = {
 static const struct tfs_ops enable_ops = {
 	.name = "enable", .mode = TFS_MODE_RW, .show = enable_show, .write = enable_write,
 };
+/* filters: the kernel's event_filter_write() refuses cnt >= PAGE_SIZE */
 static const struct tfs_ops event_filter_ops = {
 	.name = "filter", .mode = TFS_MODE_RW, .show = event_filter_show,
-	.write = event_filter_write,
+	.write = event_filter_write, .max_write = TFS_WRITE_MAX - 1,
 };
 static const struct tfs_ops subsys_filter_ops = {
 	.name = "filter", .mode = TFS_MODE_RW, .show = subsys_filter_show,
-	.write = subsys_filter_write,
+	.write = subsys_filter_write, .max_write = TFS_WRITE_MAX - 1,
 };
 static const struct tfs_ops trigger_ops = {
 	.name = "trigger", .mode = TFS_MODE_RW, .show = trigger_show, .write = trigger_write,

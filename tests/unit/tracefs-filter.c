@@ -126,6 +126,9 @@ int main(void)
 
 		memset(big, ' ', sizeof(big));
 		T_ASSERT_EQ(evt_tracefs_write(top, SW, big, sizeof(big), GT), -EINVAL);
+		T_ASSERT_EQ(evt_tracefs_write(top, SW, big, 4096, GT), -EINVAL);
+		memcpy(big + 4000, "0", 1);
+		T_ASSERT_EQ(evt_tracefs_write(top, SW, big, 4095, GT), 4095);
 	}
 	return T_PASS;
 }
