@@ -11,5 +11,6 @@
 #include <evtrace/ring_buffer.h>
 #include <evtrace/relay.h>
 #include <evtrace/gtsc.h>
+#include <evtrace/tracefs.h>
 
 #endif /* EVTRACE_EVTRACE_H */

@@ -204,6 +204,8 @@ struct evt_relay_info {
  *           mapping with no staging copy; -EAGAIN from a full non-blocking @out_fd.
  * poll:     wait up to @timeout_ms (-1: forever) until a finished sub-buffer is unread:
  *           POLLIN | POLLRDNORM, plus POLLHUP once the channel is closed; 0 on timeout.
+ * poll_set: the same for @n (at most 128) readers at once (the files of a per-CPU
+ *           channel): each one's mask in @revents[i]; returns how many are ready.
  * mmap:     the whole buffer (n_subbufs * subbuf_size bytes, read-only); the mapping lives
  *           until close. next_subbuf gives the next finished unread sub-buffer (offset
  *           in the mapping, length without padding): 1, or 0 when none; subbufs_consumed
@@ -216,6 +218,8 @@ int evt_relay_reader_info(struct evt_relay_reader *r, struct evt_relay_info *inf
 ssize_t evt_relay_reader_read(struct evt_relay_reader *r, void *dst, size_t len);
 ssize_t evt_relay_reader_splice(struct evt_relay_reader *r, int out_fd, size_t len);
 int evt_relay_reader_poll(struct evt_relay_reader *r, int timeout_ms);
+int evt_relay_reader_poll_set(struct evt_relay_reader *const *rs, unsigned int n, int timeout_ms,
+			      short *revents);
 int evt_relay_reader_mmap(struct evt_relay_reader *r, const void **addr, size_t *len);
 int evt_relay_reader_next_subbuf(struct evt_relay_reader *r, size_t *offset, size_t *len);
 int evt_relay_reader_subbufs_consumed(struct evt_relay_reader *r, size_t consumed);

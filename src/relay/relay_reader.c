@@ -438,6 +438,102 @@ int evt_relay_reader_poll(struct evt_relay_reader *r, int timeout_ms)
 	return rd_ready(r);
 }
 
+/* A deadline @timeout_ms from now on CLOCK_MONOTONIC. */
+static void rd_deadline(struct timespec *ts, int timeout_ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += timeout_ms / 1000;
+	ts->tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static int rd_ready_set(struct evt_relay_reader *const *rs, unsigned int n, short *revents)
+{
+	int ready = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		revents[i] = (short)rd_ready(rs[i]);
+		ready += revents[i] != 0;
+	}
+	return ready;
+}
+
+#if defined(FUTEX_WAITV_MAX) && defined(SYS_futex_waitv)
+#define RD_HAVE_WAITV 1
+#define RD_SET_MAX    FUTEX_WAITV_MAX
+#else
+#define RD_HAVE_WAITV 0
+#define RD_SET_MAX    128
+#endif
+
+/*
+ * Several buffers at once (a per-CPU channel's files): one futex_waitv(2)
+ * (Linux 5.16) on every buffer's wake word; where the kernel lacks it, a
+ * look every millisecond.
+ */
+int evt_relay_reader_poll_set(struct evt_relay_reader *const *rs, unsigned int n, int timeout_ms,
+			      short *revents)
+{
+#if RD_HAVE_WAITV
+	struct futex_waitv w[RD_SET_MAX];
+#endif
+	struct timespec deadline;
+	int ready;
+
+	if (!rs || !revents || !n || n > RD_SET_MAX)
+		return -EINVAL;
+	for (unsigned int i = 0; i < n; i++)
+		if (!rs[i])
+			return -EINVAL;
+	if (timeout_ms > 0)
+		rd_deadline(&deadline, timeout_ms);
+	for (;;) {
+		struct timespec now;
+		int nosys = !RD_HAVE_WAITV;
+
+		ready = rd_ready_set(rs, n, revents);
+		if (ready || timeout_ms == 0)
+			return ready;
+		for (unsigned int i = 0; i < n; i++) {
+#if RD_HAVE_WAITV
+			w[i].val = ld_acquire(&rs[i]->shm->wake);
+			w[i].uaddr = (uint64_t)(uintptr_t)&rs[i]->shm->wake;
+			w[i].flags = FUTEX_32; /* shared: no FUTEX_PRIVATE_FLAG */
+			w[i].__reserved = 0;
+#endif
+			add_relaxed(&rs[i]->shm->waiters, 1);
+		}
+		/* Full barrier: waiters are visible before we look again (see relay_wake()). */
+		fence_seq_cst();
+		ready = rd_ready_set(rs, n, revents);
+#if RD_HAVE_WAITV
+		if (!ready &&
+		    syscall(SYS_futex_waitv, w, n, 0, timeout_ms > 0 ? &deadline : NULL,
+			    CLOCK_MONOTONIC) < 0 &&
+		    errno == ENOSYS)
+			nosys = 1;
+#endif
+		for (unsigned int i = 0; i < n; i++)
+			sub_relaxed(&rs[i]->shm->waiters, 1);
+		if (ready)
+			return ready;
+		if (nosys) {
+			struct timespec ms = { 0, 1000000L };
+
+			nanosleep(&ms, NULL);
+		}
+		if (timeout_ms > 0) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec > deadline.tv_sec ||
+			    (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec))
+				return rd_ready_set(rs, n, revents);
+		}
+	}
+}
+
 int evt_relay_reader_mmap(struct evt_relay_reader *r, const void **addr, size_t *len)
 {
 	if (!r || !addr || !len)

@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Events (src/events, docs/events.md): what the generic rules of EvtTests.cmake do not know.
+#
+# - examples/events-basic.c includes its TRACE_EVENT() header through define_trace.h, which
+#   finds it on the include path (as the kernel's TRACE_INCLUDE_PATH).
+# - tests/unit/events-dso.c dlopen()s tests/dso/events-dso.c, a module with events of its own
+#   that resolves evt_* from the test program (linked with --export-dynamic), so both use the
+#   same registry.
+if(TARGET example-events-basic)
+	target_include_directories(example-events-basic PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/examples)
+endif()
+# The events-* tests and bench/events include the TRACE_EVENT() headers of tests/dso.
+file(GLOB EVT_EVENTS_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/*/events-*.c
+	${CMAKE_CURRENT_SOURCE_DIR}/bench/events.c)
+foreach(src ${EVT_EVENTS_TESTS})
+	get_filename_component(name ${src} NAME_WE)
+	get_filename_component(dir ${src} DIRECTORY)
+	get_filename_component(dir ${dir} NAME)
+	foreach(t ${dir}-${name} bench-${name})
+		if(TARGET ${t})
+			target_include_directories(${t} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests/dso)
+		endif()
+	endforeach()
+endforeach()
+if(TARGET unit-events-dso)
+	add_library(evt-test-dso MODULE ${CMAKE_CURRENT_SOURCE_DIR}/tests/dso/events-dso.c)
+	target_include_directories(evt-test-dso PRIVATE ${EVT_PUBLIC_INCLUDES}
+		${CMAKE_CURRENT_SOURCE_DIR}/tests/dso)
+	set_target_properties(evt-test-dso PROPERTIES OUTPUT_NAME events-dso PREFIX ""
+		LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/dso)
+	set_target_properties(unit-events-dso PROPERTIES ENABLE_EXPORTS ON)
+	# What the module calls must be in the program even if the program does not call it.
+	target_link_options(unit-events-dso PRIVATE -Wl,--undefined=evt_trace_event_reserve
+		-Wl,--undefined=evt_trace_event_commit -Wl,--undefined=evt_event_register
+		-Wl,--undefined=evt_event_unregister)
+	add_dependencies(unit-events-dso evt-test-dso)
+	target_compile_definitions(unit-events-dso PRIVATE
+		EVT_TEST_DSO="$<TARGET_FILE:evt-test-dso>")
+endif()
+# liburcu's inline read side trips UBSan's alignment check (its reader records are less
+# aligned than declared): sanitized builds call the out-of-line functions (src/compat/urcu.h).
+if(EVT_SANITIZE MATCHES "undefined")
+	target_compile_definitions(evtrace_obj PRIVATE EVT_URCU_CALL)
+endif()

@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * core/instance.c - tracing instances (evtrace/instance.h).
+ *
+ * Instances live in a small array under event_mutex: slot 0 is the top
+ * instance. Each holds one trace_event_file per event ID (zombie events
+ * included, so a library loaded again finds its files). Writers never
+ * look at this array: they reach an instance through an event's active
+ * set, under rcu_read_lock(); destroying an instance first takes it out
+ * of every active set, then waits for a grace period (event_unlock())
+ * before freeing the buffer.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <evtrace/clock.h>
+#include <evtrace/ring_buffer.h>
+
+#include "compat/atomic.h"
+#include "compat/compiler.h"
+#include "compat/urcu.h"
+#include "events/event_internal.h"
+#include "filter/filter.h"
+
+#define INSTANCE_DEFAULT_KB	1408	/* the kernel's default buffer_size_kb */
+
+static struct evt_instance *instances[INSTANCE_MAX];	/* [0] = top; event_mutex */
+
+static unsigned long instance_default_kb(void)
+{
+	const char *s = getenv("EVTRACE_BUFFER_SIZE_KB");
+	char *end;
+	unsigned long kb;
+
+	if (!s || !*s)
+		return INSTANCE_DEFAULT_KB;
+	kb = strtoul(s, &end, 10);
+	if (*end || kb == 0 || kb > (1ul << 22))
+		return INSTANCE_DEFAULT_KB;
+	return kb;
+}
+
+static void file_free(struct trace_event_file *file)
+{
+	if (!file)
+		return;
+	filter_free(file->filter);
+	free(file->filter_shown);
+	free(file);
+}
+
+static struct trace_event_file *file_new(struct evt_instance *inst, struct evt_event *ev)
+{
+	struct trace_event_file *file = calloc(1, sizeof(*file));
+
+	if (file) {
+		file->inst = inst;
+		file->event = ev;
+	}
+	return file;
+}
+
+static void instance_free(struct evt_instance *inst)
+{
+	if (!inst)
+		return;
+	for (unsigned int i = 0; i < inst->nr_files; i++)
+		file_free(inst->files[i]);
+	free(inst->files);
+	free(inst->pids);
+	if (inst->rb)
+		evt_ring_buffer_free(inst->rb);
+	free(inst);
+}
+
+/* Grow @inst's files[] to @nr and give it a file for every known event. */
+static int instance_fill_files_locked(struct evt_instance *inst, unsigned int nr)
+{
+	if (nr > inst->nr_files) {
+		struct trace_event_file **n = realloc(inst->files, nr * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		memset(n + inst->nr_files, 0, (nr - inst->nr_files) * sizeof(*n));
+		inst->files = n;
+		inst->nr_files = nr;
+	}
+	for (unsigned int id = 0; id < inst->nr_files; id++) {
+		struct evt_event *ev = event_find_id_locked(id);
+
+		if (ev && !inst->files[id]) {
+			inst->files[id] = file_new(inst, ev);
+			if (!inst->files[id])
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static struct evt_instance *instance_new(const char *name)
+{
+	struct evt_instance *inst = calloc(1, sizeof(*inst));
+	struct evt_ring_buffer_opts opts = { 0 };
+	int ret;
+
+	if (!inst)
+		return NULL;
+	snprintf(inst->name, sizeof(inst->name), "%s", name);
+	inst->buffer_kb = instance_default_kb();
+	opts.size = inst->buffer_kb * 1024;
+	opts.flags = EVT_RB_FL_OVERWRITE;
+	opts.clock = EVT_CLOCK_LOCAL;
+	ret = evt_ring_buffer_alloc_opts(&opts, &inst->rb);
+	if (ret) {
+		free(inst);
+		return NULL;
+	}
+	inst->tracing_on = 1;
+	if (instance_fill_files_locked(inst, event_id_limit_locked())) {
+		instance_free(inst);
+		return NULL;
+	}
+	return inst;
+}
+
+struct evt_instance *instance_top_locked(void)
+{
+	if (!instances[0])
+		instances[0] = instance_new("");
+	return instances[0];
+}
+
+struct evt_instance *evt_instance_top(void)
+{
+	struct evt_instance *inst;
+
+	events_init();
+	event_lock();
+	inst = instance_top_locked();
+	event_unlock();
+	return inst;
+}
+
+static bool instance_name_ok(const char *name)
+{
+	size_t len = name ? strlen(name) : 0;
+
+	if (len == 0 || len >= INSTANCE_NAME_MAX || !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (const char *s = name; *s; s++)
+		if (!(*s == '_' || *s == '-' || *s == '.' || (*s >= '0' && *s <= '9') ||
+		      (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+			return false;
+	return true;
+}
+
+struct evt_instance *instance_lookup_locked(const char *name)
+{
+	if (!name || !*name)
+		return instance_top_locked();
+	for (int i = 1; i < INSTANCE_MAX; i++)
+		if (instances[i] && !strcmp(instances[i]->name, name))
+			return instances[i];
+	return NULL;
+}
+
+int evt_instance_create(const char *name, struct evt_instance **instp)
+{
+	struct evt_instance *inst;
+	int slot = -1, ret = 0;
+
+	if (!instance_name_ok(name))
+		return -EINVAL;
+	events_init();
+	event_lock();
+	if (instance_lookup_locked(name)) {
+		ret = -EEXIST;
+		goto out;
+	}
+	for (int i = 1; i < INSTANCE_MAX; i++)
+		if (!instances[i]) {
+			slot = i;
+			break;
+		}
+	if (slot < 0) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	inst = instance_new(name);
+	if (!inst) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	instances[slot] = inst;
+	if (instp)
+		*instp = inst;
+out:
+	event_unlock();
+	return ret;
+}
+
+struct evt_instance *evt_instance_lookup(const char *name)
+{
+	struct evt_instance *inst;
+
+	events_init();
+	event_lock();
+	inst = instance_lookup_locked(name);
+	event_unlock();
+	return inst;
+}
+
+int evt_instance_destroy(struct evt_instance *inst)
+{
+	int slot = -1;
+
+	if (!inst)
+		return -EINVAL;
+	event_lock();
+	for (int i = 1; i < INSTANCE_MAX; i++)
+		if (instances[i] == inst)
+			slot = i;
+	if (slot < 0) {
+		event_unlock();
+		return -EINVAL;
+	}
+	if (inst->readers) {
+		event_unlock();
+		return -EBUSY;
+	}
+	inst->dead = 1;
+	st_relaxed(&inst->tracing_on, 0);
+	instances[slot] = NULL;
+	for (unsigned int id = 0; id < inst->nr_files; id++) {
+		struct trace_event_file *file = inst->files[id];
+
+		if (file && (file->flags & (EVT_FILE_ENABLED | EVT_FILE_SOFT_MODE))) {
+			st_relaxed(&file->flags, 0u);
+			event_update_active_locked(file->event);
+		}
+	}
+	/* No active set names the instance any more; wait out the writers that saw one. */
+	rcu_sync();
+	event_unlock();
+	instance_free(inst);
+	return 0;
+}
+
+const char *evt_instance_name(const struct evt_instance *inst)
+{
+	return inst ? inst->name : "";
+}
+
+int instance_foreach_locked(int (*fn)(struct evt_instance *inst, void *arg), void *arg)
+{
+	struct evt_instance *list[INSTANCE_MAX];
+	int n = 0;
+
+	for (int i = 1; i < INSTANCE_MAX; i++)
+		if (instances[i])
+			list[n++] = instances[i];
+	/* sorted by name (insertion sort: at most 63) */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && strcmp(list[j - 1]->name, list[j]->name) > 0; j--) {
+			struct evt_instance *t = list[j];
+
+			list[j] = list[j - 1];
+			list[j - 1] = t;
+		}
+	for (int i = 0; i < n; i++) {
+		int ret = fn(list[i], arg);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int evt_instance_foreach(int (*fn)(struct evt_instance *inst, void *arg), void *arg)
+{
+	int ret;
+
+	if (!fn)
+		return -EINVAL;
+	events_init();
+	event_lock();
+	ret = instance_foreach_locked(fn, arg);
+	event_unlock();
+	return ret;
+}
+
+/* --- the registry's hooks ------------------------------------------------------------- */
+
+unsigned int instance_active_files_locked(struct evt_event *ev,
+					  struct trace_event_file **files, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (int i = 0; i < INSTANCE_MAX && n < max; i++) {
+		struct evt_instance *inst = instances[i];
+		struct trace_event_file *file;
+
+		if (!inst || inst->dead || ev->id >= inst->nr_files)
+			continue;
+		file = inst->files[ev->id];
+		if (file && (file->flags & (EVT_FILE_ENABLED | EVT_FILE_SOFT_MODE)))
+			files[n++] = file;
+	}
+	return n;
+}
+
+int instance_grow_files_locked(unsigned int nr_ids)
+{
+	for (int i = 0; i < INSTANCE_MAX; i++)
+		if (instances[i]) {
+			int ret = instance_fill_files_locked(instances[i], nr_ids);
+
+			if (ret)
+				return ret;
+		}
+	return 0;
+}
+
+int instance_add_event_locked(struct evt_event *ev)
+{
+	for (int i = 0; i < INSTANCE_MAX; i++) {
+		struct evt_instance *inst = instances[i];
+
+		if (!inst)
+			continue;
+		if (ev->id >= inst->nr_files) {
+			int ret = instance_fill_files_locked(inst, event_id_limit_locked());
+
+			if (ret)
+				return ret;
+		}
+		if (!inst->files[ev->id]) {
+			inst->files[ev->id] = file_new(inst, ev);
+			if (!inst->files[ev->id])
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void instance_remove_event_locked(struct evt_event *ev)
+{
+	for (int i = 0; i < INSTANCE_MAX; i++) {
+		struct evt_instance *inst = instances[i];
+		struct trace_event_file *file;
+
+		if (!inst || ev->id >= inst->nr_files || !(file = inst->files[ev->id]))
+			continue;
+		st_relaxed(&file->flags, 0u);
+		if (file->filter)
+			event_file_set_filter_locked(file, NULL);
+	}
+}
+
+struct trace_event_file *event_file_locked(struct evt_instance *inst, struct evt_event *ev)
+{
+	if (!inst || !ev || ev->id >= inst->nr_files)
+		return NULL;
+	return inst->files[ev->id];
+}
+
+/* --- settings ------------------------------------------------------------------------- */
+
+int evt_instance_tracing_on(struct evt_instance *inst, bool on)
+{
+	if (!inst)
+		return -EINVAL;
+	/* Writers test it with a relaxed load: one in flight may still write, as in ftrace. */
+	st_relaxed(&inst->tracing_on, (uint8_t)on);
+	return 0;
+}
+
+bool evt_instance_tracing_is_on(const struct evt_instance *inst)
+{
+	return inst && ld_relaxed(&inst->tracing_on);
+}
+
+int evt_instance_nr_cpus(const struct evt_instance *inst)
+{
+	return inst ? evt_ring_buffer_nr_cpus(inst->rb) : -EINVAL;
+}
+
+struct evt_ring_buffer *evt_instance_ring_buffer(struct evt_instance *inst)
+{
+	return inst ? inst->rb : NULL;
+}
+
+int evt_instance_buffer_size_kb(struct evt_instance *inst, int cpu, unsigned long *kb)
+{
+	int nr;
+
+	if (!inst || !kb)
+		return -EINVAL;
+	nr = evt_ring_buffer_nr_cpus(inst->rb);
+	if (cpu >= nr || cpu < -1)
+		return -EINVAL;
+	if (cpu >= 0) {
+		*kb = evt_ring_buffer_size(inst->rb, cpu) / 1024;
+		return 0;
+	}
+	*kb = evt_ring_buffer_size(inst->rb, 0) / 1024;
+	for (int c = 1; c < nr; c++)
+		if (evt_ring_buffer_size(inst->rb, c) / 1024 != *kb)
+			return -EAGAIN;
+	return 0;
+}
+
+int evt_instance_resize_kb(struct evt_instance *inst, int cpu, unsigned long kb)
+{
+	int ret;
+
+	if (!inst || kb == 0 || kb > (1ul << 22))
+		return -EINVAL;
+	ret = evt_ring_buffer_resize(inst->rb, kb * 1024, cpu < 0 ? EVT_RB_ALL_CPUS : cpu);
+	if (!ret && cpu < 0)
+		inst->buffer_kb = kb;
+	return ret;
+}
+
+unsigned long evt_instance_buffer_total_size_kb(struct evt_instance *inst)
+{
+	unsigned long total = 0;
+	int nr;
+
+	if (!inst)
+		return 0;
+	nr = evt_ring_buffer_nr_cpus(inst->rb);
+	for (int c = 0; c < nr; c++)
+		total += evt_ring_buffer_size(inst->rb, c) / 1024;
+	return total;
+}
+
+const char *evt_instance_clock(const struct evt_instance *inst)
+{
+	return inst ? evt_clock_name(evt_ring_buffer_clock(inst->rb)) : NULL;
+}
+
+int evt_instance_set_clock(struct evt_instance *inst, const char *name)
+{
+	int id;
+
+	if (!inst || !name)
+		return -EINVAL;
+	id = evt_clock_by_name(name);
+	if (id < 0)
+		return -EINVAL;
+	return evt_ring_buffer_set_clock(inst->rb, (enum evt_clock_id)id);
+}
+
+int evt_instance_clock_list(const struct evt_instance *inst, char *buf, size_t size)
+{
+	enum evt_clock_id cur;
+	size_t len = 0;
+
+	if (!inst)
+		return -EINVAL;
+	cur = evt_ring_buffer_clock(inst->rb);
+	for (int id = 0; id < EVT_CLOCK__COUNT; id++) {
+		const char *name = evt_clock_name((enum evt_clock_id)id);
+		int n;
+
+		if (!name)
+			continue;
+		n = snprintf(buf ? buf + min_t(size_t, len, size) : NULL,
+			     len < size ? size - len : 0, id == (int)cur ? "%s[%s]" : "%s%s",
+			     len ? " " : "", name);
+		len += (size_t)n;
+	}
+	{
+		int n = snprintf(buf ? buf + min_t(size_t, len, size) : NULL,
+				 len < size ? size - len : 0, "\n");
+
+		len += (size_t)n;
+	}
+	return (int)len;
+}
+
+int evt_instance_reset(struct evt_instance *inst)
+{
+	return inst ? evt_ring_buffer_reset(inst->rb) : -EINVAL;
+}
+
+/* --- set_event_pid ---------------------------------------------------------------------- */
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static size_t pid_uniq(pid_t *v, size_t n)
+{
+	size_t out = 0;
+
+	qsort(v, n, sizeof(*v), pid_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (!out || v[out - 1] != v[i])
+			v[out++] = v[i];
+	return out;
+}
+
+int evt_instance_set_event_pid(struct evt_instance *inst, const pid_t *pids, size_t n,
+			       unsigned int flags)
+{
+	struct pid_list *old, *list = NULL;
+	size_t nr_tid = 0, nr_tgid = 0, cap;
+	pid_t *tids, *tgids;
+
+	if (!inst || (n && !pids) || (flags & ~(EVT_PID_APPEND | EVT_PID_PROCESS)))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] <= 0)
+			return -EINVAL;
+	event_lock();
+	old = inst->pids;
+	cap = n + (old && (flags & EVT_PID_APPEND) ? old->nr_tid + old->nr_tgid : 0);
+	tids = malloc((cap + 1) * sizeof(pid_t));
+	tgids = malloc((cap + 1) * sizeof(pid_t));
+	if (!tids || !tgids) {
+		free(tids);
+		free(tgids);
+		event_unlock();
+		return -ENOMEM;
+	}
+	if (old && (flags & EVT_PID_APPEND)) {
+		memcpy(tids, old->ids, old->nr_tid * sizeof(pid_t));
+		nr_tid = old->nr_tid;
+		memcpy(tgids, old->ids + old->nr_tid, old->nr_tgid * sizeof(pid_t));
+		nr_tgid = old->nr_tgid;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (flags & EVT_PID_PROCESS)
+			tgids[nr_tgid++] = pids[i];
+		else
+			tids[nr_tid++] = pids[i];
+	}
+	nr_tid = pid_uniq(tids, nr_tid);
+	nr_tgid = pid_uniq(tgids, nr_tgid);
+	if (nr_tid + nr_tgid) {
+		list = malloc(sizeof(*list) + (nr_tid + nr_tgid) * sizeof(pid_t));
+		if (!list) {
+			free(tids);
+			free(tgids);
+			event_unlock();
+			return -ENOMEM;
+		}
+		list->nr_tid = (uint32_t)nr_tid;
+		list->nr_tgid = (uint32_t)nr_tgid;
+		memcpy(list->ids, tids, nr_tid * sizeof(pid_t));
+		memcpy(list->ids + nr_tid, tgids, nr_tgid * sizeof(pid_t));
+	}
+	free(tids);
+	free(tgids);
+	/* Release: the list before the pointer (the writer's rcu_deref acquires it). */
+	rcu_publish(inst->pids, list);
+	event_gc_free(old);
+	event_unlock();
+	return 0;
+}
+
+static bool pid_in(const pid_t *v, uint32_t n, pid_t pid)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == pid;
+}
+
+/* Under rcu_lock(): the writer's check. */
+bool instance_pid_allowed_rcu(struct evt_instance *inst, pid_t tid, pid_t tgid)
+{
+	struct pid_list *list = rcu_deref(inst->pids);
+
+	if (!list)
+		return true;
+	return pid_in(list->ids, list->nr_tid, tid) ||
+	       pid_in(list->ids + list->nr_tid, list->nr_tgid, tgid);
+}
+
+bool evt_instance_pid_allowed(struct evt_instance *inst, pid_t tid, pid_t tgid)
+{
+	bool ok;
+
+	if (!inst)
+		return false;
+	rcu_lock();
+	ok = instance_pid_allowed_rcu(inst, tid, tgid);
+	rcu_unlock();
+	return ok;
+}
+
+int evt_instance_event_pid_text(struct evt_instance *inst, char *buf, size_t size)
+{
+	struct pid_list *list;
+	size_t len = 0;
+
+	if (!inst)
+		return -EINVAL;
+	event_lock();
+	list = inst->pids;
+	if (size)
+		buf[0] = '\0';
+	for (uint32_t i = 0; list && i < list->nr_tid + list->nr_tgid; i++) {
+		int n = snprintf(buf ? buf + min_t(size_t, len, size) : NULL,
+				 len < size ? size - len : 0, "%d\n", (int)list->ids[i]);
+
+		len += (size_t)n;
+	}
+	event_unlock();
+	return (int)len;
+}

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * events/event_internal.h - the event and instance core, for the layers
+ * built on it inside the library (the tracing tree, triggers, tools).
+ *
+ * Objects:
+ *   struct evt_event        one registered event (system, name, ID, fields,
+ *                           parsed print format); lives from registration
+ *                           to unregistration (dlclose), then is freed
+ *                           after an RCU grace period.
+ *   struct evt_instance     a tracing instance (the top one, named ones).
+ *   struct trace_event_file an event in an instance: enable flags, filter,
+ *                           (later) triggers. One per (instance, event),
+ *                           created with whichever comes second.
+ *
+ * Locking: one mutex, event_mutex (event_lock()/event_unlock()), guards
+ * the registry, the instance list, every file's flags and filter
+ * pointer, and each event's active set. It is not recursive. Writers
+ * never take it: they read an event's active set, a file's filter and an
+ * instance's pid list under rcu_read_lock() (liburcu-bp); updaters publish
+ * with rcu_assign_pointer() and free after synchronize_rcu(), outside any
+ * writer. Functions named *_locked expect event_mutex held.
+ */
+#ifndef EVT_EVENTS_EVENT_INTERNAL_H
+#define EVT_EVENTS_EVENT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <evtrace/events.h>
+#include <evtrace/instance.h>
+#include <evtrace/ring_buffer.h>
+#include <evtrace/seq.h>
+
+#include "events/field.h"
+
+struct filter_prog;
+struct print_fmt;
+struct trace_event_file;
+
+/* The ID of ftrace:print (trace_marker), the kernel's TRACE_PRINT. */
+#define EVENT_ID_PRINT		5
+/* Registered events get IDs from here up (the kernel's dynamic range starts near). */
+#define EVENT_ID_FIRST		32
+#define EVENT_ID_MAX		65535
+
+/* The writers' view of which instances record an event (RCU-published). */
+struct event_active {
+	unsigned int nr;
+	struct trace_event_file *files[];
+};
+
+struct evt_event {
+	struct evt_event_def *def;		/* NULL for built-in events (ftrace:print) */
+	unsigned int id;
+	const char *system;
+	const char *name;
+	struct evt_field *fields;		/* common fields first, then the event's */
+	unsigned int nr_fields;
+	unsigned int nr_common;			/* EVT_NR_COMMON_FIELDS */
+	unsigned int size;			/* fixed part of the record, common included */
+	const char *print_fmt_text;		/* the `print fmt:` text */
+	struct print_fmt *print_fmt;		/* parsed; NULL if it did not parse */
+	struct event_active *active;		/* RCU; NULL = no instance records it */
+	volatile uint8_t *key;			/* the call sites' byte */
+	uint8_t key_local;			/* key of built-in events */
+	bool live;				/* registered (not a zombie) */
+};
+
+struct trace_event_file {
+	struct evt_event *event;
+	struct evt_instance *inst;
+	unsigned int flags;			/* EVT_FILE_* (instance.h), event_mutex */
+	struct filter_prog *filter;		/* RCU; NULL = none */
+	/*
+	 * What reading `filter` shows when it is not filter_prog_text(filter):
+	 * a rejected expression, caret and parse_error (malloc'd, freed on
+	 * the next filter change or with the file). Set by the tracing tree.
+	 */
+	char *filter_shown;
+	void *triggers;				/* for the trigger layer */
+};
+
+/* --- locking -------------------------------------------------------------------------- */
+
+void event_lock(void);
+void event_unlock(void);
+
+/* --- registry ------------------------------------------------------------------------- */
+
+/* Exact lookup. */
+struct evt_event *event_find_locked(const char *system, const char *name);
+struct evt_event *event_find_id_locked(unsigned int id);
+
+/*
+ * Calls @fn for every event matching the globs (NULL = any), sorted by
+ * system then name. Stops at a non-zero return and gives it back.
+ */
+int event_foreach_locked(const char *system, const char *name,
+			 int (*fn)(struct evt_event *ev, void *arg), void *arg);
+
+/* Calls @fn for each distinct system name, sorted. */
+int event_foreach_system_locked(int (*fn)(const char *system, void *arg), void *arg);
+
+/* Shell-style glob as set_event uses it (`*`, `?`, `[...]`). */
+bool event_glob_match(const char *glob, const char *str);
+
+/* Event lookup for readers: by ID, without the mutex; the result is valid
+ * inside rcu_read_lock() only. */
+struct evt_event *event_find_id_rcu(unsigned int id);
+
+/* --- files ---------------------------------------------------------------------------- */
+
+/* The file of @ev in @inst (always exists for a registered event). */
+struct trace_event_file *event_file_locked(struct evt_instance *inst, struct evt_event *ev);
+
+/* Enable/disable, soft mode: update flags and the event's active set and key. */
+int event_file_enable_locked(struct trace_event_file *file, bool enable);
+int event_file_soft_locked(struct trace_event_file *file, bool soft_mode, bool soft_disabled);
+
+/*
+ * Publish @prog (NULL clears) as @file's filter; the old program is freed
+ * after a grace period (this call waits for it: do not call it from a
+ * writer). Clears filter_shown.
+ */
+void event_file_set_filter_locked(struct trace_event_file *file, struct filter_prog *prog);
+
+/* Publish several at once with one grace period: files[i] gets progs[i]. */
+void event_files_set_filters_locked(struct trace_event_file **files,
+				    struct filter_prog **progs, size_t n);
+
+/* --- instances ------------------------------------------------------------------------ */
+
+#define INSTANCE_MAX		64	/* the top one and 63 named ones */
+#define INSTANCE_NAME_MAX	64
+
+/* set_event_pid, RCU-published: tids[0..nr_tid) then tgids, each sorted. */
+struct pid_list {
+	uint32_t nr_tid;
+	uint32_t nr_tgid;
+	pid_t ids[];
+};
+
+struct evt_instance {
+	char name[INSTANCE_NAME_MAX];		/* "" for the top instance */
+	struct evt_ring_buffer *rb;
+	uint8_t tracing_on;			/* relaxed atomic; writers skip when 0 */
+	uint8_t dead;				/* being destroyed */
+	struct pid_list *pids;			/* RCU; NULL = every thread */
+	struct trace_event_file **files;	/* by event ID; event_mutex */
+	unsigned int nr_files;			/* capacity of files[] */
+	int readers;				/* open iterators (destroy gives -EBUSY) */
+	unsigned long buffer_kb;		/* per CPU, as last set */
+	void *tracefs_priv;			/* for the tracing tree (error_log, ...) */
+};
+
+struct evt_instance *instance_lookup_locked(const char *name);
+int instance_foreach_locked(int (*fn)(struct evt_instance *inst, void *arg), void *arg);
+struct evt_instance *instance_top_locked(void);
+
+/* Used by the registry (event_mutex held). */
+unsigned int instance_active_files_locked(struct evt_event *ev,
+					  struct trace_event_file **files, unsigned int max);
+int instance_grow_files_locked(unsigned int nr_ids);
+int instance_add_event_locked(struct evt_event *ev);
+void instance_remove_event_locked(struct evt_event *ev);
+void event_update_active_locked(struct evt_event *ev);
+unsigned int event_id_limit_locked(void);
+
+/* The writer's set_event_pid check (inside rcu_lock()). */
+bool instance_pid_allowed_rcu(struct evt_instance *inst, pid_t tid, pid_t tgid);
+
+/* Free @p with free() after the next grace period (when event_mutex is released). */
+void event_gc_free(void *p);
+
+/* Built-in events (ftrace:print). */
+struct evt_event *event_new_builtin(const char *system, const char *name,
+				    const struct evt_field *fields, unsigned int nr,
+				    const char *print_fmt, unsigned int size);
+int event_register_builtin_locked(struct evt_event *ev, unsigned int id);
+extern struct evt_event *event_print;
+
+/* EVTRACE_EVENTS applied to one new event (top instance). */
+void events_env_apply_locked(struct evt_event *ev);
+
+/* The writer's thread identity (cached; reset in a fork child). */
+pid_t event_current_tid(void);
+pid_t event_current_tgid(void);
+
+/* --- printing --------------------------------------------------------------------------- */
+
+/*
+ * The print-format interpreter. print_fmt_parse() compiles the text of a
+ * `print fmt:` line against @fields; print_fmt_print() formats record
+ * @rec of @len bytes (every read bounds-checked against @len).
+ */
+struct print_fmt *print_fmt_parse(const char *text, const struct evt_field *fields,
+				  size_t nr_fields);
+int print_fmt_print(const struct print_fmt *pf, const void *rec, size_t len, struct evt_seq *s);
+void print_fmt_free(struct print_fmt *pf);
+
+/* The print-format output of one record of @ev ("name: " not included). */
+int event_print_record(const struct evt_event *ev, const void *rec, size_t len,
+		       struct evt_seq *s);
+
+/* The `format` file text of @ev. */
+int event_format_seq(const struct evt_event *ev, struct evt_seq *s);
+
+/* saved_cmdlines: remember the calling thread's comm (cheap after the first call). */
+void cmdline_save_current(pid_t tid);
+void cmdline_save(pid_t tid, const char *comm);
+
+/* Start-up: top instance, built-in events, EVTRACE_EVENTS. Idempotent. */
+void events_init(void);
+
+#endif /* EVT_EVENTS_EVENT_INTERNAL_H */

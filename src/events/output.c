@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * events/output.c - the `trace`, `trace_pipe` and per_cpu/cpuN/trace text.
+ *
+ * An iterator holds one ring-buffer cursor per CPU it reads: a
+ * non-consuming iterator (evt_ring_buffer_read_start) for `trace`, the
+ * consumer (peek/consume) for `trace_pipe`. Each line takes the record
+ * with the smallest time stamp among the CPUs (the kernel's
+ * __find_next_entry), formats it in the kernel's layout:
+ *
+ *   "%16s-%-7d [%03d] %c%c%c%c%c %5lu.%06lu: %s: <print fmt output>\n"
+ *
+ * and only then moves past it, so a line that does not fit in the
+ * caller's builder is formatted again on the next call.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <evtrace/clock.h>
+#include <evtrace/ring_buffer.h>
+#include <evtrace/seq.h>
+
+#include "compat/atomic.h"
+#include "compat/compiler.h"
+#include "compat/urcu.h"
+#include "events/event_internal.h"
+
+struct evt_trace_iter {
+	struct evt_instance *inst;
+	struct evt_ring_buffer *rb;
+	unsigned int flags;
+	int cpu;			/* -1: all */
+	int nr_cpus;
+	struct evt_ring_buffer_iter **iters;	/* non-consuming: one per CPU */
+	unsigned long *lost;		/* lost events not yet reported, per CPU */
+	bool *lost_done;
+};
+
+int evt_trace_iter_open(struct evt_instance *inst, int cpu, unsigned int flags,
+			struct evt_trace_iter **iterp)
+{
+	struct evt_trace_iter *it;
+	int nr, ret = 0;
+
+	if (!inst || !iterp || (flags & ~EVT_ITER_CONSUME))
+		return -EINVAL;
+	nr = evt_ring_buffer_nr_cpus(inst->rb);
+	if (cpu < -1 || cpu >= nr)
+		return -EINVAL;
+	it = calloc(1, sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	it->inst = inst;
+	it->rb = inst->rb;
+	it->flags = flags;
+	it->cpu = cpu;
+	it->nr_cpus = nr;
+	it->iters = calloc((size_t)nr, sizeof(*it->iters));
+	it->lost = calloc((size_t)nr, sizeof(*it->lost));
+	it->lost_done = calloc((size_t)nr, sizeof(*it->lost_done));
+	if (!it->iters || !it->lost || !it->lost_done) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (!(flags & EVT_ITER_CONSUME)) {
+		for (int c = 0; c < nr; c++) {
+			if (cpu >= 0 && c != cpu)
+				continue;
+			ret = evt_ring_buffer_read_start(it->rb, c, &it->iters[c]);
+			if (ret)
+				goto fail;
+		}
+	}
+	event_lock();
+	if (inst->dead) {
+		event_unlock();
+		ret = -ENOENT;
+		goto fail;
+	}
+	inst->readers++;
+	event_unlock();
+	*iterp = it;
+	return 0;
+fail:
+	if (it->iters)
+		for (int c = 0; c < nr; c++)
+			if (it->iters[c])
+				evt_ring_buffer_read_finish(it->iters[c]);
+	free(it->iters);
+	free(it->lost);
+	free(it->lost_done);
+	free(it);
+	return ret;
+}
+
+void evt_trace_iter_close(struct evt_trace_iter *it)
+{
+	if (!it)
+		return;
+	for (int c = 0; c < it->nr_cpus; c++)
+		if (it->iters[c])
+			evt_ring_buffer_read_finish(it->iters[c]);
+	event_lock();
+	it->inst->readers--;
+	event_unlock();
+	free(it->iters);
+	free(it->lost);
+	free(it->lost_done);
+	free(it);
+}
+
+/* --- header ------------------------------------------------------------------------------- */
+
+static const char trace_columns[] =
+	"#\n"
+	"#                                _-----=> irqs-off/BH-disabled\n"
+	"#                               / _----=> need-resched\n"
+	"#                              | / _---=> hardirq/softirq\n"
+	"#                              || / _--=> preempt-depth\n"
+	"#                              ||| / _-=> migrate-disable\n"
+	"#                              |||| /     delay\n"
+	"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+	"#              | |         |   |||||     |         |\n";
+
+int evt_trace_iter_print_header(struct evt_trace_iter *it, struct evt_seq *s)
+{
+	unsigned long entries = 0, written = 0;
+	size_t start = s->len;
+
+	for (int c = 0; c < it->nr_cpus; c++) {
+		unsigned long e;
+
+		if (it->cpu >= 0 && c != it->cpu)
+			continue;
+		e = evt_ring_buffer_entries_cpu(it->rb, c);
+		entries += e;
+		written += e + evt_ring_buffer_overrun_cpu(it->rb, c);
+	}
+	evt_seq_puts(s, "# tracer: nop\n#\n");
+	evt_seq_printf(s, "# entries-in-buffer/entries-written: %lu/%lu   #P:%d\n", entries,
+		       written, it->nr_cpus);
+	evt_seq_puts(s, trace_columns);
+	if (s->full) {
+		evt_seq_truncate(s, start);
+		s->full = true;
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* --- one line ----------------------------------------------------------------------------- */
+
+static void print_context(struct evt_trace_iter *it, struct evt_seq *s,
+			  const struct evt_trace_entry *ent, int cpu, uint64_t ts)
+{
+	char comm[16];
+	unsigned int pc = ent->common_preempt_count;
+	char fl[6];
+
+	evt_saved_cmdline(ent->common_pid, comm);
+	evt_seq_printf(s, "%16s-%-7d ", comm, (int)ent->common_pid);
+	evt_seq_printf(s, "[%03d] ", cpu);
+	/* The kernel's trace_print_lat_fmt(): irqs-off, need-resched, hardirq/softirq,
+	 * preempt-depth, migrate-disable. */
+	fl[0] = ent->common_flags & EVT_TRACE_FLAG_IRQS_OFF ? 'd' : '.';
+	fl[1] = ent->common_flags & EVT_TRACE_FLAG_NEED_RESCHED ? 'N' : '.';
+	fl[2] = (ent->common_flags & EVT_TRACE_FLAG_HARDIRQ) ?
+		((ent->common_flags & EVT_TRACE_FLAG_SOFTIRQ) ? 'H' : 'h') :
+		((ent->common_flags & EVT_TRACE_FLAG_SOFTIRQ) ? 's' : '.');
+	fl[3] = (pc & 0xf) ? "0123456789abcdef"[pc & 0xf] : '.';
+	fl[4] = (pc >> 4) ? "0123456789abcdef"[(pc >> 4) & 0xf] : '.';
+	fl[5] = '\0';
+	evt_seq_puts(s, fl);
+	if (evt_clock_is_ns(evt_ring_buffer_clock(it->rb))) {
+		uint64_t ns = ts;
+		unsigned long long usecs;
+
+		evt_ring_buffer_normalize_time_stamp(it->rb, cpu, &ns);
+		usecs = (ns + 500) / 1000;
+		evt_seq_printf(s, " %5llu.%06llu: ", usecs / 1000000, usecs % 1000000);
+	} else {
+		evt_seq_printf(s, " %12llu: ", (unsigned long long)ts);
+	}
+}
+
+/* Format the record @data (@len bytes) of CPU @cpu at @ts as one line. */
+static void print_line(struct evt_trace_iter *it, struct evt_seq *s, const void *data,
+		       size_t len, int cpu, uint64_t ts)
+{
+	const struct evt_trace_entry *ent = data;
+	struct evt_trace_entry zero = { 0 };
+	struct evt_event *ev;
+
+	if (len < sizeof(*ent)) {
+		print_context(it, s, &zero, cpu, ts);
+		evt_seq_puts(s, "<short record>\n");
+		return;
+	}
+	print_context(it, s, ent, cpu, ts);
+	rcu_lock();
+	ev = event_find_id_rcu(ent->common_type);
+	if (!ev) {
+		evt_seq_printf(s, "Unknown type %u\n", ent->common_type);
+	} else if (ent->common_type == EVENT_ID_PRINT) {
+		const char *text = (const char *)data + sizeof(*ent) + 8;
+		size_t max = len > sizeof(*ent) + 8 ? len - sizeof(*ent) - 8 : 0;
+		size_t n = max ? strnlen(text, max) : 0;
+
+		/* The kernel prints the ip's symbol: tracing_mark_write for trace_marker. */
+		evt_seq_printf(s, "tracing_mark_write: %.*s", (int)n, text);
+		if (!n || text[n - 1] != '\n')
+			evt_seq_putc(s, '\n');
+	} else {
+		evt_seq_printf(s, "%s: ", ev->name);
+		event_print_record(ev, data, len, s);
+		evt_seq_putc(s, '\n');
+	}
+	rcu_unlock();
+}
+
+/* The CPU whose next record is the oldest, with that record; -1 if none. */
+static int next_cpu(struct evt_trace_iter *it, struct evt_ring_buffer_event **evp,
+		    uint64_t *tsp, unsigned long *lostp)
+{
+	int best = -1;
+	uint64_t best_ts = 0;
+	struct evt_ring_buffer_event *best_ev = NULL;
+	unsigned long best_lost = 0;
+
+	for (int c = 0; c < it->nr_cpus; c++) {
+		struct evt_ring_buffer_event *e;
+		unsigned long lost = 0;
+		uint64_t ts;
+
+		if (it->cpu >= 0 && c != it->cpu)
+			continue;
+		if (it->flags & EVT_ITER_CONSUME)
+			e = evt_ring_buffer_peek(it->rb, c, &ts, &lost);
+		else
+			e = evt_ring_buffer_iter_peek(it->iters[c], &ts);
+		if (!e)
+			continue;
+		if (best < 0 || ts < best_ts) {
+			best = c;
+			best_ts = ts;
+			best_ev = e;
+			best_lost = lost;
+		}
+	}
+	*evp = best_ev;
+	*tsp = best_ts;
+	*lostp = best_lost;
+	return best;
+}
+
+int evt_trace_iter_next_line(struct evt_trace_iter *it, struct evt_seq *s)
+{
+	struct evt_ring_buffer_event *e;
+	unsigned long lost;
+	size_t start = s->len;
+	uint64_t ts;
+	int cpu;
+
+	if (!it || !s)
+		return -EINVAL;
+	cpu = next_cpu(it, &e, &ts, &lost);
+	if (cpu < 0)
+		return 0;
+	if (lost && !it->lost_done[cpu]) {
+		/* The kernel's "CPU:%d [LOST %lu EVENTS]" line, once per batch. */
+		if (evt_seq_printf(s, "CPU:%d [LOST %lu EVENTS]\n", cpu, lost)) {
+			evt_seq_truncate(s, start);
+			s->full = true;
+			return -ENOSPC;
+		}
+		it->lost_done[cpu] = true;
+		return 1;
+	}
+	print_line(it, s, evt_ring_buffer_event_data(e), evt_ring_buffer_event_length(e), cpu,
+		   ts);
+	if (s->full) {
+		evt_seq_truncate(s, start);
+		s->full = true;
+		return -ENOSPC;
+	}
+	it->lost_done[cpu] = false;
+	if (it->flags & EVT_ITER_CONSUME) {
+		unsigned long seen;
+
+		/* Asking for the loss count is what marks it reported (the ring buffer's rule). */
+		evt_ring_buffer_consume(it->rb, cpu, NULL, &seen);
+	} else {
+		evt_ring_buffer_read(it->iters[cpu], NULL);
+	}
+	return 1;
+}
+
+int evt_instance_trace_text(struct evt_instance *inst, int cpu, char *buf, size_t size)
+{
+	struct evt_trace_iter *it;
+	struct evt_seq s;
+	char line[8192];
+	size_t len = 0;
+	int ret;
+
+	ret = evt_trace_iter_open(inst, cpu, 0, &it);
+	if (ret)
+		return ret;
+	if (size)
+		buf[0] = '\0';
+	evt_seq_init(&s, line, sizeof(line));
+	evt_trace_iter_print_header(it, &s);
+	for (;;) {
+		size_t n = s.len;
+
+		if (buf && len < size) {
+			size_t c = n < size - 1 - len ? n : size - 1 - len;
+
+			memcpy(buf + len, line, c);
+			buf[len + c] = '\0';
+		}
+		len += n;
+		evt_seq_reset(&s);
+		ret = evt_trace_iter_next_line(it, &s);
+		if (ret <= 0)
+			break;
+	}
+	evt_trace_iter_close(it);
+	return ret < 0 ? ret : (int)len;
+}

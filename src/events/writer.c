@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * events/writer.c - the path of a record from a call site to a ring buffer.
+ *
+ *   trace_<name>(args)            key byte off: one load, one branch, done
+ *   __evt_do_trace_<name>()       sizes of the dynamic fields
+ *   evt_trace_event_reserve()     rcu_lock; the event's active set; per instance:
+ *                                 tracing_on, soft-disable, set_event_pid,
+ *                                 lock_reserve in its ring buffer, common fields
+ *   TP_fast_assign                the fields
+ *   evt_trace_event_commit()      the instance's filter: unlock_commit or
+ *                                 discard_commit (as the kernel's
+ *                                 event_trigger_unlock_commit does), then
+ *                                 the next instance's record, or NULL at
+ *                                 the end: rcu_unlock
+ *
+ * Nothing here blocks, allocates or makes a system call, except the
+ * first event of a thread (gettid, prctl(PR_GET_NAME) for saved_cmdlines),
+ * all async-signal-safe. A signal handler may fire events while its
+ * thread is inside this path: the RCU read side nests, and the per-thread
+ * nesting depth becomes common_preempt_count (with the "hardirq" flag).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <evtrace/ring_buffer.h>
+
+#include "compat/atomic.h"
+#include "compat/compiler.h"
+#include "compat/urcu.h"
+#include "events/event_internal.h"
+#include "filter/filter.h"
+
+struct writer_tls {
+	pid_t tid;		/* 0: not known yet */
+	uint8_t depth;		/* writes in progress on this thread (signal nesting) */
+	uint8_t comm_saved;
+};
+
+/*
+ * initial-exec: one %fs-relative access instead of a __tls_get_addr() call in
+ * the shared library (the kernel of every call site). A library loaded with
+ * dlopen() takes these few bytes from glibc's surplus static TLS.
+ */
+static __thread struct writer_tls wtls __attribute__((tls_model("initial-exec")));
+static pid_t cached_tgid;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void writer_atfork_child(void)
+{
+	/* Only the forking thread exists in the child: its ids changed. */
+	wtls.tid = 0;
+	wtls.comm_saved = 0;
+	cached_tgid = 0;
+}
+
+static void writer_atfork_init(void)
+{
+	pthread_atfork(NULL, NULL, writer_atfork_child);
+}
+
+static __attribute__((noinline)) pid_t writer_tid_slow(void)
+{
+	pthread_once(&atfork_once, writer_atfork_init);
+	wtls.tid = (pid_t)syscall(SYS_gettid);
+	return wtls.tid;
+}
+
+pid_t event_current_tid(void)
+{
+	pid_t tid = wtls.tid;
+
+	return likely(tid) ? tid : writer_tid_slow();
+}
+
+pid_t event_current_tgid(void)
+{
+	pid_t tgid = ld_relaxed(&cached_tgid);
+
+	if (unlikely(!tgid)) {
+		tgid = getpid();
+		st_relaxed(&cached_tgid, tgid);
+	}
+	return tgid;
+}
+
+static __attribute__((noinline)) void writer_save_comm(pid_t tid)
+{
+	wtls.comm_saved = 1;
+	cmdline_save_current(tid);
+}
+
+/* The next instance of the active set that takes the record; NULL ends the write. */
+static void *trace_event_next(struct evt_trace_event_buffer *fb)
+{
+	struct event_active *set = fb->set;
+	pid_t tid = event_current_tid(), tgid = event_current_tgid();
+
+	if (unlikely(!wtls.comm_saved))
+		writer_save_comm(tid);
+	while (fb->idx < set->nr) {
+		struct trace_event_file *file = set->files[fb->idx++];
+		struct evt_instance *inst = file->inst;
+		struct evt_ring_buffer_event *rbe;
+		struct evt_trace_entry *ent;
+
+		if (unlikely(ld_relaxed(&file->flags) & EVT_FILE_SOFT_DISABLED))
+			continue;
+		if (unlikely(!ld_relaxed(&inst->tracing_on)))
+			continue;
+		/* Acquire: a published list is complete (pairs with rcu_publish). */
+		if (unlikely(rcu_deref(inst->pids) != NULL) &&
+		    !instance_pid_allowed_rcu(inst, tid, tgid))
+			continue;
+		rbe = evt_ring_buffer_lock_reserve(inst->rb, fb->len);
+		if (unlikely(!rbe))
+			continue;
+		ent = evt_ring_buffer_event_data(rbe);
+		ent->common_type = (uint16_t)file->event->id;
+		ent->common_flags = wtls.depth > 1 ? EVT_TRACE_FLAG_HARDIRQ : 0;
+		ent->common_preempt_count = (uint8_t)(wtls.depth - 1);
+		ent->common_pid = tid;
+		ent->common_tgid = tgid;
+		fb->rbe = rbe;
+		fb->file = file;
+		fb->entry = ent;
+		return ent;
+	}
+	wtls.depth--;
+	rcu_unlock();
+	return NULL;
+}
+
+void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_event_def *def,
+			      size_t len)
+{
+	struct event_active *set;
+	struct evt_event *ev;
+
+	if (unlikely(len > UINT16_MAX))
+		return NULL;
+	/* Acquire: pairs with the release in evt_event_register(). */
+	ev = ld_acquire(&def->event);
+	if (unlikely(!ev))
+		return NULL;
+	rcu_lock();
+	set = rcu_deref(ev->active);
+	if (unlikely(!set)) {
+		rcu_unlock();
+		return NULL;
+	}
+	fb->set = set;
+	fb->len = (uint32_t)len;
+	fb->idx = 0;
+	wtls.depth++;
+	/* The depth before anything else of the write: a signal handler nesting here
+	 * sees it (the compiler must not sink the store past the reserve). */
+	signal_fence();
+	return trace_event_next(fb);
+}
+
+void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
+{
+	struct trace_event_file *file = fb->file;
+	struct evt_ring_buffer *rb = file->inst->rb;
+	/* Acquire: the program is complete before we run it (pairs with rcu_publish). */
+	struct filter_prog *prog = rcu_deref(file->filter);
+
+	if (prog && !filter_match(prog, fb->entry, fb->len))
+		evt_ring_buffer_discard_commit(rb, fb->rbe);
+	else
+		evt_ring_buffer_unlock_commit(rb, fb->rbe);
+	return trace_event_next(fb);
+}
+
+/* trace_marker: an ftrace:print record, "ip" then the text (NUL-terminated). */
+int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t len)
+{
+	struct evt_ring_buffer_event *rbe;
+	struct evt_trace_entry *ent;
+	size_t max, n;
+	char *text;
+
+	if (!inst || (len && !buf))
+		return -EINVAL;
+	events_init();
+	if (!ld_relaxed(&inst->tracing_on))
+		return -EBADF;		/* the kernel: "ring buffer disabled" */
+	max = evt_ring_buffer_page_size(inst->rb) - EVT_RB_PAGE_HDR_SIZE - 64;
+	n = len < max ? len : max;
+	rbe = evt_ring_buffer_lock_reserve(inst->rb, sizeof(*ent) + 8 + n + 2);
+	if (!rbe)
+		return -EBADF;
+	ent = evt_ring_buffer_event_data(rbe);
+	ent->common_type = EVENT_ID_PRINT;
+	ent->common_flags = 0;
+	ent->common_preempt_count = 0;
+	ent->common_pid = event_current_tid();
+	ent->common_tgid = event_current_tgid();
+	if (!wtls.comm_saved)
+		writer_save_comm(ent->common_pid);
+	memset((char *)ent + sizeof(*ent), 0, 8);	/* ip: none in user space */
+	text = (char *)ent + sizeof(*ent) + 8;
+	memcpy(text, buf, n);
+	/* As the kernel: the text always ends in a newline. */
+	if (!n || text[n - 1] != '\n')
+		text[n++] = '\n';
+	text[n] = '\0';
+	evt_ring_buffer_unlock_commit(inst->rb, rbe);
+	return (int)(len < max ? len : max);
+}
