@@ -24,7 +24,9 @@ CMAKE := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL cmake
 
 all: build
 
+# The first configure checks the Debian packages too (a fresh machine: make demo just works).
 $(BUILD)/CMakeCache.txt:
+	@sh tests/deps.sh
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
 
 configure:
@@ -49,13 +51,13 @@ fuzz: deps
 	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL bash tests/check.sh --fuzz
 
 demo: build
-	@if [ -x $(BUILD)/examples/rb-demo ]; then \
-		echo "== $(BUILD)/examples/rb-demo (examples/rb-demo.c)"; \
-		$(BUILD)/examples/rb-demo; \
-	else \
-		echo "make demo: no $(BUILD)/examples/rb-demo: examples/rb-demo.c is not written yet"; \
-		exit 1; \
-	fi
+	@set -e; for d in rb-demo events-demo; do \
+		if [ ! -x $(BUILD)/examples/$$d ]; then \
+			echo "make demo: no $(BUILD)/examples/$$d (examples/$$d.c)"; exit 1; \
+		fi; \
+		echo "== $(BUILD)/examples/$$d (examples/$$d.c)"; \
+		$(BUILD)/examples/$$d; \
+	done
 
 # Release (-O2 -DNDEBUG) in $(BUILD)-bench/; each benchmark prints its configuration and figures.
 bench:
@@ -93,7 +95,7 @@ clean:
 
 help:
 	@echo "make                 library, tests, examples, benchmarks in $(BUILD)/"
-	@echo "make demo            build, then run $(BUILD)/examples/rb-demo"
+	@echo "make demo            build, then run $(BUILD)/examples/rb-demo and events-demo"
 	@echo "make check           every stage: default build, ASan+UBSan, TSan, libFuzzer"
 	@echo "                     (as root, installs missing Debian packages first: make deps)"
 	@echo "make check-stress    stress tests long: STRESS_SECONDS=60 LOOPS=1"

@@ -57,12 +57,21 @@ struct filter_error {
 int filter_compile(const struct evt_field *fields, size_t nr_fields, const char *expr,
 		   struct filter_prog **progp, struct filter_error *err);
 
-/* Does the record @rec of @len bytes pass? Reads nothing outside [rec, rec + len). */
+/*
+ * Does the record @rec of @len bytes pass? Reads nothing outside [rec, rec + len)
+ * (a record too short for the fields read fails). A NULL @prog passes everything.
+ *
+ * Context: any thread, any number at once on the same program, signal handlers
+ * too (no lock, no allocation; COMM without a context and char * fields make a
+ * system call). A program is immutable: filter_free() it only once no thread
+ * can still be running it (the event layer's grace period).
+ */
 bool filter_match(const struct filter_prog *prog, const void *rec, size_t len);
 
-/* The expression as the `filter` file shows it (the text compiled). */
+/* The expression as the `filter` file shows it (the text compiled); "none" for NULL. */
 const char *filter_prog_text(const struct filter_prog *prog);
 
+/* Context: any thread; @prog may be NULL. */
 void filter_free(struct filter_prog *prog);
 
 /*
@@ -79,11 +88,16 @@ struct filter_ctx {
 bool filter_match_ctx(const struct filter_prog *prog, const void *rec, size_t len,
 		      const struct filter_ctx *ctx);
 
+/* Does @prog read CPU/cpu/common_cpu or COMM/comm (is a filter_ctx worth building)? */
+bool filter_prog_uses_ctx(const struct filter_prog *prog);
+
 /*
- * filter_error_format - the `filter` file's text after @expr was rejected with
- * @err: the expression, a caret line and "parse_error: <msg>" (or "Error: (0)"),
- * each line ending in '\n', as the kernel shows it. Writes at most @size bytes
- * (NUL-terminated) and returns the length the whole text needs, like snprintf.
+ * filter_error_format - the kernel's filter_string after @expr was rejected with
+ * @err: the expression (trailing white space stripped), a caret line and
+ * "parse_error: <msg>" (or "Error: (0)"), each line ending in '\n'. Reading the
+ * `filter` file shows it followed by one more '\n', as for any filter text.
+ * Writes at most @size bytes (NUL-terminated) and returns the length the whole
+ * text needs, like snprintf.
  */
 int filter_error_format(const char *expr, const struct filter_error *err, char *buf,
 			size_t size);

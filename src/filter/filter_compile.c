@@ -30,7 +30,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <unistd.h>
 
 #include "filter/filter_internal.h"
 
@@ -465,17 +470,139 @@ out:
 	memmove(p->pattern, buff, p->plen + 1);
 }
 
-/* kallsyms_lookup_size_offset() for this process: the symbol holding @ip. */
+/*
+ * Symbols of this process for .function: the kernel's kallsyms becomes the
+ * dynamic linker's tables (dlsym, dladdr1), then the ELF .symtab of every
+ * loaded object (the program's static functions are only there), read from
+ * its file. A symbol is an STT_FUNC or STT_OBJECT with a size; its range is
+ * [value, value + size).
+ */
+struct sym_query {
+	const char *name;	/* by name, or */
+	uintptr_t addr;		/* the symbol holding this address */
+	uint64_t start, end;
+	bool found;
+};
+
+static bool in_object(const struct dl_phdr_info *info, uintptr_t addr)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && addr >= lo && addr - lo < ph->p_memsz)
+			return true;
+	}
+	return false;
+}
+
+static void search_symtab(const char *map, size_t size, uintptr_t base, struct sym_query *q)
+{
+	const ElfW(Ehdr) *eh = (const void *)map;
+	const ElfW(Shdr) *sh;
+
+	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+	    eh->e_shentsize != sizeof(*sh) || eh->e_shoff > size ||
+	    eh->e_shnum > (size - eh->e_shoff) / sizeof(*sh))
+		return;
+	sh = (const void *)(map + eh->e_shoff);
+	for (unsigned int i = 0; i < eh->e_shnum && !q->found; i++) {
+		const ElfW(Shdr) *st = &sh[i], *str;
+		const ElfW(Sym) *sym;
+		size_t n;
+
+		if ((st->sh_type != SHT_SYMTAB && st->sh_type != SHT_DYNSYM) ||
+		    st->sh_link >= eh->e_shnum || st->sh_offset > size ||
+		    st->sh_size > size - st->sh_offset)
+			continue;
+		str = &sh[st->sh_link];
+		if (str->sh_offset > size || str->sh_size > size - str->sh_offset)
+			continue;
+		sym = (const void *)(map + st->sh_offset);
+		n = st->sh_size / sizeof(*sym);
+		for (size_t k = 0; k < n; k++) {
+			int type = ELF64_ST_TYPE(sym[k].st_info);
+			uint64_t start = base + sym[k].st_value;
+
+			if ((type != STT_FUNC && type != STT_OBJECT) || !sym[k].st_size ||
+			    sym[k].st_shndx == SHN_UNDEF || sym[k].st_name >= str->sh_size)
+				continue;
+			if (q->name ? !strncmp(map + str->sh_offset + sym[k].st_name, q->name,
+					       str->sh_size - sym[k].st_name) &&
+					      strlen(q->name) < str->sh_size - sym[k].st_name
+				    : q->addr >= start && q->addr - start < sym[k].st_size) {
+				q->start = start;
+				q->end = start + sym[k].st_size;
+				q->found = true;
+				return;
+			}
+		}
+	}
+}
+
+static int search_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : NULL;
+	struct sym_query *q = data;
+	struct stat st;
+	char *map;
+	int fd;
+
+	(void)size;
+	if (!q->name && !in_object(info, q->addr))
+		return 0;
+	if (!path) {
+		/* no name: the main program (its file is /proc/self/exe), or a vDSO: skip that */
+		if (info->dlpi_phdr != (const void *)getauxval(AT_PHDR))
+			return 0;
+		path = "/proc/self/exe";
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) || st.st_size <= 0) {
+		close(fd);
+		return 0;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return 0;
+	search_symtab(map, (size_t)st.st_size, info->dlpi_addr, q);
+	munmap(map, (size_t)st.st_size);
+	return q->found;	/* non-zero stops the walk */
+}
+
+/* kallsyms_lookup_name(): the address of @name in this process, or 0. */
+static uintptr_t symbol_lookup(const char *name)
+{
+	struct sym_query q = { .name = name };
+	void *p = dlsym(RTLD_DEFAULT, name);
+
+	if (p)
+		return (uintptr_t)p;
+	dl_iterate_phdr(search_object, &q);
+	return q.found ? (uintptr_t)q.start : 0;
+}
+
+/* kallsyms_lookup_size_offset(): the range of the symbol holding @ip. */
 static bool symbol_range(uintptr_t ip, uint64_t *start, uint64_t *end)
 {
+	struct sym_query q = { .addr = ip };
 	const ElfW(Sym) *sym = NULL;
 	Dl_info info;
 
-	if (!dladdr1((void *)ip, &info, (void **)&sym, RTLD_DL_SYMENT) || !info.dli_saddr || !sym)
-		return false;
-	*start = (uintptr_t)info.dli_saddr;
-	*end = *start + (sym->st_size ? sym->st_size : 1);
-	return ip < *end;
+	if (dladdr1((void *)ip, &info, (void **)&sym, RTLD_DL_SYMENT) && info.dli_saddr && sym &&
+	    sym->st_size && ip - (uintptr_t)info.dli_saddr < sym->st_size) {
+		*start = (uintptr_t)info.dli_saddr;
+		*end = *start + sym->st_size;
+		return true;
+	}
+	dl_iterate_phdr(search_object, &q);
+	*start = q.start;
+	*end = q.end;
+	return q.found;
 }
 
 /*
@@ -564,7 +691,7 @@ static int parse_pred(struct parse_state *ps, const char *str, int pos, struct f
 			name = strndup(str + s, (size_t)(i - s));
 			if (!name)
 				return -ENOMEM;
-			ip = (uintptr_t)dlsym(RTLD_DEFAULT, name);
+			ip = symbol_lookup(name);
 			free(name);
 			if (!ip) {
 				parse_error(ps, FE_NO_FUNCTION, pos + i);
@@ -883,6 +1010,48 @@ static void update_preds(struct filter_entry *prog, int n, int invert)
 	prog[n].target = s;
 }
 
+/* The opcode for a predicate that needs no more than a load and a compare, or OPC_SLOW. */
+static uint8_t opcode_of(const struct filter_pred *p)
+{
+	static const uint8_t cmp[][2] = {
+		[FOP_LT] = { OPC_LT_U8, OPC_LT_S8 }, [FOP_LE] = { OPC_LE_U8, OPC_LE_S8 },
+		[FOP_GT] = { OPC_GT_U8, OPC_GT_S8 }, [FOP_GE] = { OPC_GE_U8, OPC_GE_S8 },
+		[FOP_BAND] = { OPC_BAND8, OPC_BAND8 },
+	};
+
+	if (p->fn >= FFN_EQ8 && p->fn <= FFN_EQ64)
+		return (uint8_t)((p->not ? OPC_NE8 : OPC_EQ8) + (p->fn - FFN_EQ8));
+	if (p->fn >= FFN_S8 && p->fn <= FFN_S64 && p->op >= FOP_LE && p->op <= FOP_BAND)
+		return (uint8_t)(cmp[p->op][p->op != FOP_BAND] + (p->fn - FFN_S8));
+	if (p->fn >= FFN_U8 && p->fn <= FFN_U64 && p->op >= FOP_LE && p->op <= FOP_BAND)
+		return (uint8_t)(cmp[p->op][0] + (p->fn - FFN_U8));
+	return OPC_SLOW;
+}
+
+/* The program filter_match() runs, from the kernel's entries. */
+static int build_insns(struct filter_prog *fp)
+{
+	int n = fp->nr_preds;
+
+	fp->insns = calloc((size_t)n + 2, sizeof(*fp->insns));
+	if (!fp->insns)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		const struct filter_pred *p = fp->entries[i].pred;
+		struct filter_insn *in = &fp->insns[i];
+
+		in->opc = opcode_of(p);
+		in->when = (uint8_t)fp->entries[i].when_to_branch;
+		in->offset = p->offset;
+		/* the kernel sets i = target, then its loop's i++ */
+		in->jump = (uint32_t)fp->entries[i].target + 1;
+		in->val = in->opc == OPC_SLOW ? (uint64_t)i : p->val;
+	}
+	fp->insns[n].opc = OPC_TRUE;
+	fp->insns[n + 1].opc = OPC_FALSE;
+	return 0;
+}
+
 /* predicate_parse(): the program, in the kernel's three passes. Return 0 or a negative errno. */
 static int predicate_parse(struct parse_state *ps, int nr_parens, int nr_preds)
 {
@@ -1012,6 +1181,13 @@ out:
 	for (i = n - 1; i--;) {
 		int target = prog[i].target;
 
+		/*
+		 * A trailing && or || leaves a target at -1: the kernel reads prog[-1]
+		 * here, then rejects the program in the third pass (EINVAL, no message:
+		 * "Error: (0)"). We do not read it and reject the same way.
+		 */
+		if (target < 0)
+			continue;
 		if (prog[i].when_to_branch == prog[target].when_to_branch)
 			prog[i].target = prog[target].target;
 	}
@@ -1026,7 +1202,7 @@ out:
 	fp->nr_preds = n;
 	free(op_stack);
 	free(inverts);
-	return 0;
+	return build_insns(fp);
 
 out_free:
 	free(op_stack);
@@ -1049,8 +1225,14 @@ void filter_free(struct filter_prog *prog)
 	}
 	free(prog->preds);
 	free(prog->entries);
+	free(prog->insns);
 	free(prog->text);
 	free(prog);
+}
+
+bool filter_prog_uses_ctx(const struct filter_prog *prog)
+{
+	return prog && prog->needs_ctx;
 }
 
 const char *filter_prog_text(const struct filter_prog *prog)
@@ -1114,7 +1296,19 @@ int filter_compile(const struct evt_field *fields, size_t nr_fields, const char 
 		ret = predicate_parse(&ps, nr_parens, nr_preds);
 	}
 	if (!ret) {
-		*progp = prog;
+		size_t code = ((size_t)prog->nr_preds + 2) * sizeof(struct filter_insn);
+		struct filter_prog *final = malloc(sizeof(*prog) + code);
+
+		if (!final) {
+			filter_free(prog);
+			return -ENOMEM;
+		}
+		*final = *prog;
+		memcpy(final->code, prog->insns, code);
+		final->insns = NULL;
+		free(prog->insns);
+		free(prog);
+		*progp = final;
 		return 0;
 	}
 

@@ -349,22 +349,64 @@ static bool run_pred(const struct filter_pred *p, const char *rec, size_t len,
 	}
 }
 
+/* The general predicate, out of the hot loop's way (its registers, its stack). */
+__attribute__((noinline)) static bool run_pred_slow(const struct filter_pred *p, const char *rec,
+						     size_t len, const struct filter_ctx *ctx)
+{
+	return run_pred(p, rec, len, ctx);
+}
+
+/*
+ * The interpreter: threaded code (GNU C labels as values). Each opcode ends
+ * with its own dispatch to the next instruction, so each has its own indirect
+ * branch for the CPU to predict, instead of one shared by all.
+ */
+#define LOAD(T) ({ T v_; memcpy(&v_, r + in->offset, sizeof(v_)); v_; })
+#define NEXT(expr)                                                                            \
+	do {                                                                                  \
+		bool res_ = (expr);                                                           \
+		/* targets only move forward: the program ends at TRUE or FALSE */            \
+		in = res_ == in->when ? base + in->jump : in + 1;                             \
+		goto *labels[in->opc];                                                        \
+	} while (0)
+#define OP4(op, c, U8, U16, U32, U64)                                                         \
+	L_##op##8: NEXT(LOAD(U8) c (U8)in->val);                                              \
+	L_##op##16: NEXT(LOAD(U16) c (U16)in->val);                                           \
+	L_##op##32: NEXT(LOAD(U32) c (U32)in->val);                                           \
+	L_##op##64: NEXT(LOAD(U64) c (U64)in->val);
+#define FILTER_OPC_LABEL(name) [OPC_##name] = &&L_##name,
+
 bool filter_match_ctx(const struct filter_prog *prog, const void *rec, size_t len,
 		      const struct filter_ctx *ctx)
 {
-	const struct filter_entry *e;
-	int i;
+	static const void *const labels[OPC_MAX] = { FILTER_OPCODES(FILTER_OPC_LABEL) };
+	const struct filter_insn *base, *in;
+	const char *r = rec;
 
 	if (!prog)
 		return true;	/* no filter: everything passes */
 	if (unlikely(len < prog->min_len))
 		return false;	/* a truncated record: it cannot hold the fields */
-	e = prog->entries;
-	for (i = 0; e[i].pred; i++) {
-		if (run_pred(e[i].pred, rec, len, ctx) == e[i].when_to_branch)
-			i = e[i].target;	/* then i++: the entry after target (always forward) */
-	}
-	return e[i].target;
+	base = in = prog->code;
+	goto *labels[in->opc];
+
+L_TRUE:
+	return true;
+L_FALSE:
+	return false;
+L_SLOW:
+	NEXT(run_pred_slow(&prog->preds[in->val], r, len, ctx));
+	OP4(EQ, ==, uint8_t, uint16_t, uint32_t, uint64_t)
+	OP4(NE, !=, uint8_t, uint16_t, uint32_t, uint64_t)
+	OP4(BAND, &, uint8_t, uint16_t, uint32_t, uint64_t)
+	OP4(LT_U, <, uint8_t, uint16_t, uint32_t, uint64_t)
+	OP4(LE_U, <=, uint8_t, uint16_t, uint32_t, uint64_t)
+	OP4(GT_U, >, uint8_t, uint16_t, uint32_t, uint64_t)
+	OP4(GE_U, >=, uint8_t, uint16_t, uint32_t, uint64_t)
+	OP4(LT_S, <, int8_t, int16_t, int32_t, int64_t)
+	OP4(LE_S, <=, int8_t, int16_t, int32_t, int64_t)
+	OP4(GT_S, >, int8_t, int16_t, int32_t, int64_t)
+	OP4(GE_S, >=, int8_t, int16_t, int32_t, int64_t)
 }
 
 bool filter_match(const struct filter_prog *prog, const void *rec, size_t len)

@@ -90,6 +90,25 @@ __attribute__((noinline, used)) void filt_probe(volatile struct vals *v)
 static struct vals recs[MAX_RECS];
 static int nr_recs;
 
+/*
+ * Two suites. S_UPROBE: the uprobe on filt_probe(), records = recs[]. S_RENAME:
+ * the kernel's task/task_rename, fired by prctl(PR_SET_NAME, names[i]): the only
+ * kernel event whose char[16] fields (oldcomm, newcomm) we choose, for the
+ * static strings the uprobe cannot give. Record i: oldcomm = the name before
+ * (names[i - 1], "filt-target" for the first), newcomm = names[i].
+ */
+enum { S_UPROBE, S_RENAME, NR_SUITES };
+static int suite;
+static const char *const suite_name[] = { "uprobe", "task_rename" };
+static const char *const suite_corpus[] = { "corpus.tsv", "corpus-rename.tsv" };
+static char names[MAX_RECS][16];
+static int nr_names;
+
+static int nr_records(void)
+{
+	return suite == S_RENAME ? nr_names : nr_recs;
+}
+
 /* The record-independent common values, as the kernel filled them in. */
 struct meta {
 	long pid;
@@ -99,7 +118,7 @@ struct meta {
 	uint64_t ip;
 	int cpu;
 	char comm[17];
-	char kernel[128];
+	long oom;
 };
 
 /* ---- escaping (the corpus is one line per expression, tab-separated) ------------------------ */
@@ -199,7 +218,21 @@ static int load_records(void)
 		nr_recs++;
 	}
 	fclose(f);
-	return nr_recs ? 0 : -1;
+	/* rename-names: one name a line, hex (at most 15 bytes) */
+	f = data_open("rename-names");
+	while (f && nr_names < MAX_RECS && fgets(line, sizeof(line), f)) {
+		char *nm;
+
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		nm = unhex(line);
+		strncpy(names[nr_names++], nm, 15);
+		free(nm);
+	}
+	if (f)
+		fclose(f);
+	return nr_recs && nr_names ? 0 : -1;
 }
 
 /* ---- the event's fields, from its `format` text ------------------------------------------- */
@@ -209,11 +242,20 @@ static struct evt_field fields[MAX_FIELDS];
 static size_t nr_fields;
 static unsigned int fixed_size;
 
+static void free_fields(void)
+{
+	for (size_t i = 0; i < nr_fields; i++) {
+		free((char *)fields[i].type);
+		free((char *)fields[i].name);
+	}
+	nr_fields = 0;
+}
+
 static int parse_format(const char *text)
 {
 	const char *p = text;
 
-	nr_fields = 0;
+	free_fields();
 	fixed_size = 0;
 	while ((p = strstr(p, "field:"))) {
 		char decl[256], *name, *br;
@@ -271,16 +313,41 @@ static const struct parg *parg_of(const char *name)
 	return NULL;
 }
 
-/* Lay record @v out as the kernel's uprobe event does; return its length. */
-static size_t build_record(const struct vals *v, const struct meta *m, char *rec, size_t size)
+/* Lay record @idx out as the kernel's event does (uprobe or task_rename); return its length. */
+static size_t build_record(int idx, const struct meta *m, char *rec, size_t size)
 {
+	const struct vals *v = &recs[idx];
 	size_t dyn = fixed_size;
 
 	memset(rec, 0, size);
 	for (size_t i = 0; i < nr_fields; i++) {
 		const struct evt_field *f = &fields[i];
-		const struct parg *pa = parg_of(f->name);
+		const struct parg *pa = suite == S_UPROBE ? parg_of(f->name) : NULL;
 		uint64_t u = 0;
+
+		if (suite == S_RENAME && !strcmp(f->name, "oldcomm")) {
+			/* task->comm: zero-padded */
+			strncpy(rec + f->offset, idx ? names[idx - 1] : "filt-target", 16);
+			continue;
+		}
+		if (suite == S_RENAME && !strcmp(f->name, "newcomm")) {
+			/*
+			 * The kernel's task_rename copies the new name with strscpy(),
+			 * without padding, into the per-CPU page filtered events are
+			 * built in: after the NUL are the bytes of the event before,
+			 * the previous rename of the sequence (names[0] fills all 16).
+			 */
+			char buf[16] = "";
+
+			for (int j = 0; j <= idx; j++)
+				memcpy(buf, names[j], strlen(names[j]) + 1);
+			memcpy(rec + f->offset, buf, 16);
+			continue;
+		}
+		if (suite == S_RENAME && !strcmp(f->name, "pid"))
+			u = (uint64_t)m->pid;
+		else if (suite == S_RENAME && !strcmp(f->name, "oom_score_adj"))
+			u = (uint64_t)m->oom;
 
 		if (!strcmp(f->name, "common_type"))
 			u = (uint64_t)m->type;
@@ -354,8 +421,12 @@ static void ours(const char *expr, const struct meta *m, struct answer *a)
 	}
 	if (asprintf(&a->text, "%s\n", filter_prog_text(prog)) < 0)
 		a->text = NULL;
-	for (int i = 0; i < nr_recs; i++) {
-		size_t len = build_record(&recs[i], m, rec, sizeof(rec));
+	for (int i = 0; i < nr_records(); i++) {
+		size_t len = build_record(i, m, rec, sizeof(rec));
+
+		/* task_rename fires before the rename: COMM is still the old name */
+		if (suite == S_RENAME)
+			ctx.comm = i ? names[i - 1] : "filt-target";
 
 		if (filter_match_ctx(prog, rec, len, &ctx))
 			a->mask |= 1ull << i;
@@ -365,10 +436,10 @@ static void ours(const char *expr, const struct meta *m, struct answer *a)
 
 /* ---- the kernel --------------------------------------------------------------------------- */
 
-static char group[64], inst[256], filter_path[PATH_MAX + 64];
+static char group[64], inst[256], evdir[512], filter_path[PATH_MAX + 64];
 static pid_t child = -1;
 static int to_child = -1, from_child = -1;
-static bool have_uprobe, have_inst;
+static bool have_uprobe, have_inst, cleanup_registered;
 
 static int write_file(const char *path, const char *s, size_t n, int flags)
 {
@@ -415,7 +486,7 @@ static void kernel_cleanup(void)
 		child = -1;
 	}
 	if (have_inst) {
-		snprintf(path, sizeof(path), "%s/events/%s/probe/enable", inst, group);
+		snprintf(path, sizeof(path), "%s/enable", evdir);
 		write_file(path, "0", 1, 0);
 		rmdir(inst);
 		have_inst = false;
@@ -442,8 +513,14 @@ static void child_loop(int in, int out)
 	t_pin_to_cpu(0);
 	prctl(PR_SET_NAME, "filt-target", 0, 0, 0);
 	while (read(in, &c, 1) == 1) {
-		for (int i = 0; i < nr_recs; i++)
-			filt_probe(&recs[i]);
+		if (c == 'r') {
+			for (int i = 0; i < nr_names; i++)
+				prctl(PR_SET_NAME, names[i], 0, 0, 0);
+			prctl(PR_SET_NAME, "filt-target", 0, 0, 0);
+		} else {
+			for (int i = 0; i < nr_recs; i++)
+				filt_probe(&recs[i]);
+		}
 		if (write(out, "d", 1) != 1)
 			break;
 	}
@@ -454,7 +531,7 @@ static int kernel_fire(void)
 {
 	char c;
 
-	if (write(to_child, "g", 1) != 1 || read(from_child, &c, 1) != 1)
+	if (write(to_child, suite == S_RENAME ? "r" : "g", 1) != 1 || read(from_child, &c, 1) != 1)
 		return -1;
 	return 0;
 }
@@ -496,7 +573,10 @@ static const char *kernel_setup(struct meta *m)
 
 	snprintf(group, sizeof(group), "evtfilt_%d", (int)getpid());
 	snprintf(inst, sizeof(inst), TRACEFS "/instances/filt-%d", (int)getpid());
-	atexit(kernel_cleanup);
+	if (!cleanup_registered) {
+		atexit(kernel_cleanup);
+		cleanup_registered = true;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
@@ -519,19 +599,23 @@ static const char *kernel_setup(struct meta *m)
 	if (mkdir(inst, 0755))
 		return "cannot create an instance";
 	have_inst = true;
-	snprintf(path, sizeof(path), "%s/events/%s/probe/format", inst, group);
+	if (suite == S_RENAME)
+		snprintf(evdir, sizeof(evdir), "%s/events/task/task_rename", inst);
+	else
+		snprintf(evdir, sizeof(evdir), "%s/events/%s/probe", inst, group);
+	snprintf(path, sizeof(path), "%s/format", evdir);
 	fmt = read_file(path);
 	if (!fmt || parse_format(fmt))
 		return "cannot read the event's format";
 	free(fmt);
-	snprintf(path, sizeof(path), "%s/events/%s/probe/id", inst, group);
+	snprintf(path, sizeof(path), "%s/id", evdir);
 	fmt = read_file(path);
 	m->type = fmt ? atol(fmt) : 0;
 	free(fmt);
-	snprintf(path, sizeof(path), "%s/events/%s/probe/enable", inst, group);
+	snprintf(path, sizeof(path), "%s/enable", evdir);
 	if (write_file(path, "1", 1, 0))
-		return "cannot enable the uprobe event";
-	snprintf(filter_path, sizeof(filter_path), "%s/events/%s/probe/filter", inst, group);
+		return "cannot enable the event";
+	snprintf(filter_path, sizeof(filter_path), "%s/filter", evdir);
 	/*
 	 * A filter on another event of the instance keeps the kernel's buffered
 	 * events referenced: without it, each filter cleared would wait for an RCU
@@ -555,6 +639,10 @@ static const char *kernel_setup(struct meta *m)
 	to_child = p1[1];
 	from_child = p2[0];
 	m->pid = child;
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)child);
+	fmt = read_file(path);
+	m->oom = fmt ? atol(fmt) : 0;
+	free(fmt);
 	m->cpu = 0;
 	strcpy(m->comm, "filt-target");
 	m->ip = a;
@@ -582,6 +670,18 @@ static uint64_t kernel_trace_mask(void)
 	buf[len] = 0;
 	if (getenv("FILTER_DIFF_DEBUG"))
 		fprintf(stderr, "trace_pipe: %s\n", buf);
+	if (suite == S_RENAME) {
+		/* "... newcomm=NAME oom_score_adj=0": our names have no spaces */
+		for (p = buf; (p = memmem(p, len - (size_t)(p - buf), " newcomm=", 9)); p++) {
+			char *e = memmem(p, len - (size_t)(p - buf), " oom_score_adj=", 15);
+
+			for (int i = 0; e && i < nr_names; i++)
+				if ((size_t)(e - p - 9) == strlen(names[i]) &&
+				    !memcmp(p + 9, names[i], strlen(names[i])))
+					mask |= 1ull << i;
+		}
+		return mask;
+	}
 	/* the char arrays print their NULs: search the whole buffer, not a C string */
 	for (p = buf; (p = memmem(p, len - (size_t)(p - buf), " id=", 4)); p++) {
 		unsigned int id = (unsigned int)strtoul(p + 4, NULL, 10);
@@ -640,7 +740,7 @@ static void kernel_ask(const char *expr, struct answer *a)
 /* common_flags and common_preempt_count as the kernel recorded them (found by asking). */
 static void kernel_find_common(struct meta *m)
 {
-	const uint64_t all = nr_recs >= 64 ? ~0ull : (1ull << nr_recs) - 1;
+	const uint64_t all = nr_records() >= 64 ? ~0ull : (1ull << nr_records()) - 1;
 	struct answer a;
 	char expr[64];
 
@@ -684,11 +784,11 @@ static int compare(const char *expr, const struct answer *k, const struct answer
 	if (diff && !quiet) {
 		fprintf(stderr, "DIFF [");
 		put_escaped(stderr, expr);
-		fprintf(stderr, "]\n  kernel: errno %d mask %#" PRIx64 " log \"%s\"@%d text \"", k->err,
-			k->mask, k->log_msg ? k->log_msg : "", k->log_pos);
+		fprintf(stderr, "]\n  kernel: errno %d mask %#" PRIx64 " log \"%s\"@%d text \"",
+			k->err, k->mask, k->log_msg ? k->log_msg : "", k->log_pos);
 		put_escaped(stderr, k->text ? k->text : "");
-		fprintf(stderr, "\"\n  ours:   errno %d mask %#" PRIx64 " log \"%s\"@%d text \"", o->err,
-			o->mask, o->log_msg ? o->log_msg : "", o->log_pos);
+		fprintf(stderr, "\"\n  ours:   errno %d mask %#" PRIx64 " log \"%s\"@%d text \"",
+			o->err, o->mask, o->log_msg ? o->log_msg : "", o->log_pos);
 		put_escaped(stderr, o->text ? o->text : "");
 		fprintf(stderr, "\"\n");
 	}
@@ -737,12 +837,12 @@ static int record(const char *exprs_path)
 		t_fail("cannot ask the kernel: %s", why);
 	kernel_find_common(&m);
 	uname(&u);
-	printf("# filter-diff corpus: expr, errno, mask of passing records, filter file, "
-	       "error_log message, error_log caret\n");
+	printf("# filter-diff corpus (%s): expr, errno, mask of passing records, filter file, "
+	       "error_log message, error_log caret\n", suite_name[suite]);
 	printf("#kernel %s\n", u.release);
-	printf("#meta pid=%ld type=%ld flags=%ld preempt=%ld ip=%#" PRIx64 " cpu=%d comm=%s\n",
-	       m.pid, m.type, m.flags, m.preempt, m.ip, m.cpu, m.comm);
-	snprintf(path, sizeof(path), "%s/events/%s/probe/format", inst, group);
+	printf("#meta pid=%ld type=%ld flags=%ld preempt=%ld ip=%#" PRIx64 " cpu=%d comm=%s oom=%ld\n",
+	       m.pid, m.type, m.flags, m.preempt, m.ip, m.cpu, m.comm, m.oom);
+	snprintf(path, sizeof(path), "%s/format", evdir);
 	fmt = read_file(path);
 	printf("#format ");
 	put_escaped(stdout, fmt ? fmt : "");
@@ -764,6 +864,26 @@ static int record(const char *exprs_path)
 	fclose(in);
 	kernel_cleanup();
 	return 0;
+}
+
+/*
+ * Where the kernel's answer is not defined: an expression ending in && or ||
+ * can leave a branch target at -1, and the kernel's second pass then reads
+ * prog[-1], memory before its array (trace_events_filter.c, predicate_parse):
+ * the same expression is rejected ("Error: (0)", the usual case) or accepted
+ * with a jump to wherever that memory says, from one write to the next. We
+ * always reject; a difference there is reported, not failed.
+ */
+static bool kernel_undefined(const char *expr, const struct answer *k, const struct answer *o)
+{
+	size_t n = strlen(expr);
+
+	while (n && isspace((unsigned char)expr[n - 1]))
+		n--;
+	if (n < 2 || !((expr[n - 1] == '&' && expr[n - 2] == '&') ||
+		       (expr[n - 1] == '|' && expr[n - 2] == '|')))
+		return false;
+	return (k->err == EINVAL && !o->err) || (o->err == EINVAL && !k->err);
 }
 
 /* Expressions whose difference is kept on purpose (known-diffs: escaped expression a line). */
@@ -788,48 +908,28 @@ static bool known_diff(const char *expr)
 	return found;
 }
 
-int main(int argc, char **argv)
+/* Replay the suite's corpus; return the differences, and the corpus's kernel in @kernel. */
+static int replay(char *kernel, size_t ksize, struct meta *m)
 {
-	int diffs = 0, known = 0, n = 0, live_diffs = 0, live_n = 0;
-	char line[16384], kernel[128] = "";
-	struct meta m = { .cpu = 0 };
-	const char *live_env = getenv("FILTER_DIFF_LIVE");
-	struct utsname u;
-	const char *why;
-	FILE *corpus;
-	char *src;
+	int diffs = 0, known = 0, n = 0;
+	char line[16384];
+	FILE *corpus = data_open(suite_corpus[suite]);
 
-	if (getenv("FILTER_DIFF_DIR")) {
-		snprintf(data_dir, sizeof(data_dir), "%s", getenv("FILTER_DIFF_DIR"));
-	} else {
-		snprintf(data_dir, sizeof(data_dir), "%s", __FILE__);
-		src = strrchr(data_dir, '/');
-		if (src)
-			strcpy(src, "/../data/filter-diff");
-	}
-	if (argc == 3 && !strcmp(argv[1], "--record"))
-		return record(argv[2]);
-
-	if (load_records())
-		t_fail("cannot read %s/records", data_dir);
-	corpus = data_open("corpus.tsv");
 	if (!corpus)
-		t_fail("cannot read %s/corpus.tsv", data_dir);
-
-	/* Pass 1: the header (kernel, meta, format); pass 2: the expressions. */
+		t_fail("cannot read %s/%s", data_dir, suite_corpus[suite]);
 	while (fgets(line, sizeof(line), corpus)) {
 		if (!strncmp(line, "#kernel ", 8)) {
-			snprintf(kernel, sizeof(kernel), "%.100s", line + 8);
+			snprintf(kernel, ksize, "%.100s", line + 8);
 			kernel[strcspn(kernel, "\n")] = 0;
 		} else if (!strncmp(line, "#meta ", 6)) {
 			sscanf(line, "#meta pid=%ld type=%ld flags=%ld preempt=%ld ip=%" SCNx64
-			       " cpu=%d comm=%16s", &m.pid, &m.type, &m.flags, &m.preempt, &m.ip,
-			       &m.cpu, m.comm);
+			       " cpu=%d comm=%16s oom=%ld", &m->pid, &m->type, &m->flags, &m->preempt,
+			       &m->ip, &m->cpu, m->comm, &m->oom);
 		} else if (!strncmp(line, "#format ", 8)) {
 			char *fmt = unescape(line + 8, strcspn(line + 8, "\n"));
 
 			if (parse_format(fmt))
-				t_fail("bad #format line in the corpus");
+				t_fail("bad #format line in %s", suite_corpus[suite]);
 			free(fmt);
 		} else if (line[0] != '#') {
 			struct answer k = { 0 }, o;
@@ -846,9 +946,9 @@ int main(int argc, char **argv)
 			k.log_msg = p ? unescape(p, len) : strdup("");
 			p = field_n(line, 5, &len);
 			k.log_pos = p ? atoi(p) : 0;
-			ours(expr, &m, &o);
+			ours(expr, m, &o);
 			if (compare(expr, &k, &o, false)) {
-				if (known_diff(expr))
+				if (known_diff(expr) || kernel_undefined(expr, &k, &o))
 					known++;
 				else
 					diffs++;
@@ -860,22 +960,35 @@ int main(int argc, char **argv)
 		}
 	}
 	fclose(corpus);
-	printf("corpus (kernel %s): %d expressions, %d differences, %d known differences\n",
-	       kernel, n, diffs, known);
+	free_fields();
+	printf("%s corpus (kernel %s): %d expressions, %d differences, %d known differences\n",
+	       suite_name[suite], kernel, n, diffs, known);
+	return diffs;
+}
 
-	if (live_env && !strcmp(live_env, "0")) {
-		printf("live part: off (FILTER_DIFF_LIVE=0)\n");
-		return diffs ? T_FAIL : T_PASS;
-	}
+/*
+ * Ask the live kernel about every fourth expression of the suite's corpus.
+ * Return the differences, or -1 when the kernel cannot be asked.
+ */
+static int live(const char *kernel)
+{
+	int live_diffs = 0, live_n = 0;
+	struct meta m = { 0 };
+	char line[16384];
+	struct utsname u;
+	const char *why;
+	FILE *corpus;
+
 	why = kernel_setup(&m);
 	if (why) {
 		printf("SKIP live part: %s\n", why);
 		kernel_cleanup();
-		return diffs ? T_FAIL : T_PASS;
+		free_fields();
+		return -1;
 	}
 	kernel_find_common(&m);
 	uname(&u);
-	corpus = data_open("corpus.tsv");
+	corpus = data_open(suite_corpus[suite]);
 	while (corpus && fgets(line, sizeof(line), corpus)) {
 		struct answer k, o;
 		size_t len = 0;
@@ -883,15 +996,27 @@ int main(int argc, char **argv)
 
 		if (line[0] == '#')
 			continue;
-		/* every fourth expression: the live part checks the kernel has not changed */
 		if (live_n++ % 4)
 			continue;
 		p = field_n(line, 0, &len);
 		expr = unescape(p, len);
 		kernel_ask(expr, &k);
 		ours(expr, &m, &o);
-		if (compare(expr, &k, &o, false) && !known_diff(expr))
-			live_diffs++;
+		/*
+		 * Once more before believing a difference: another process's filtered
+		 * event between our renames would change the stale bytes after a short
+		 * newcomm (see build_record()).
+		 */
+		if (compare(expr, &k, &o, true)) {
+			answer_free(&k);
+			kernel_ask(expr, &k);
+		}
+		if (compare(expr, &k, &o, false)) {
+			if (kernel_undefined(expr, &k, &o))
+				printf("(the kernel read prog[-1] for that one: not a failure)\n");
+			else if (!known_diff(expr))
+				live_diffs++;
+		}
 		answer_free(&k);
 		answer_free(&o);
 		free(expr);
@@ -899,11 +1024,51 @@ int main(int argc, char **argv)
 	if (corpus)
 		fclose(corpus);
 	kernel_cleanup();
-	printf("live (kernel %s): %d expressions asked, %d differences\n", u.release,
-	       (live_n + 3) / 4, live_diffs);
+	free_fields();
+	printf("%s live (kernel %s): %d expressions asked, %d differences\n", suite_name[suite],
+	       u.release, (live_n + 3) / 4, live_diffs);
 	if (live_diffs && strcmp(u.release, kernel)) {
-		printf("(another kernel than the corpus's: live differences reported, not failed)\n");
+		printf("(not the corpus's kernel: live differences reported, not failed)\n");
 		live_diffs = 0;
 	}
-	return diffs || live_diffs ? T_FAIL : T_PASS;
+	return live_diffs;
+}
+
+int main(int argc, char **argv)
+{
+	const char *live_env = getenv("FILTER_DIFF_LIVE");
+	char kernel[NR_SUITES][128] = { "" };
+	struct meta m = { .cpu = 0 };
+	int diffs = 0;
+	char *src;
+
+	if (getenv("FILTER_DIFF_DIR")) {
+		snprintf(data_dir, sizeof(data_dir), "%s", getenv("FILTER_DIFF_DIR"));
+	} else {
+		snprintf(data_dir, sizeof(data_dir), "%s", __FILE__);
+		src = strrchr(data_dir, '/');
+		if (src)
+			strcpy(src, "/../data/filter-diff");
+	}
+	if (argc >= 3 && !strcmp(argv[1], "--record")) {
+		suite = argc > 3 && !strcmp(argv[3], "rename") ? S_RENAME : S_UPROBE;
+		return record(argv[2]);
+	}
+	if (load_records())
+		t_fail("cannot read %s/records and rename-names", data_dir);
+
+	for (suite = 0; suite < NR_SUITES; suite++)
+		diffs += replay(kernel[suite], sizeof(kernel[suite]), &m);
+	if (live_env && !strcmp(live_env, "0")) {
+		printf("live part: off (FILTER_DIFF_LIVE=0)\n");
+		return diffs ? T_FAIL : T_PASS;
+	}
+	for (suite = 0; suite < NR_SUITES; suite++) {
+		int d = live(kernel[suite]);
+
+		if (d < 0)
+			break;
+		diffs += d;
+	}
+	return diffs ? T_FAIL : T_PASS;
 }

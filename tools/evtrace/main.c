@@ -10,9 +10,11 @@
 
 #include "evtrace-cmd.h"
 
-/* Declared here, defined in cmd-<verb>.c: keep both lists sorted. */
+/* Declared in evtrace-cmd.h, defined in cmd-<verb>.c: keep both lists sorted. */
 
 static const struct evtrace_cmd commands[] = {
+	{ "relay", cmd_relay, "drain relay channels and GTSC traces: cat, record" },
+	{ "tracepipe", cmd_tracepipe, "read tracepipe channels: list, cat, record" },
 	{ NULL, NULL, NULL },
 };
 

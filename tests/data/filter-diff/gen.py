@@ -259,7 +259,100 @@ HAND = [
     # the kernel's ctype
     "a8\xa0== 0", "a8 == 0\xa0", "\xa0a8 == 0", "a\xe9 == 0", "a8 == 0\xe9",
     "a8 == 0 &&\x0b b8 == 0", "a8 == 0 &&\x01 b8 == 0",
+    # sizes and depths
+    " || ".join(["a8 == %d" % i for i in range(200)]),
+    " && ".join(["a8 != %d" % (i + 1) for i in range(150)]),
+    "(" * 60 + "a8 == 0" + ")" * 60, "(" * 60 + "a8 == 0" + ")" * 59,
+    "(" * 59 + "a8 == 0" + ")" * 60, "!" * 101 + "(a8 == 0)", "!" * 100 + "a8 == 0",
+    "!(" * 30 + "a8 == 0" + ")" * 30,
+    "((a8 == 0 || (b8 == 1 && (a16 == 1 || (b16 == -1 && !(a32 == 0))))) && b64 < 0)",
+    # white space and quotes inside values
+    "a8\v==\f0", "str == \"tab\there\"", "ustr == \"tab\there\"", "ustr ~ \"tab*\"",
+    "str == \"a\nb\"", "str ~ \" \"", "str == \"bash\" ", "str == 'bash'&&a8==0",
+    "a8 == CPUS{ 0 }", "a8 == CPUS {0}", "a8 == CPUS{0 1}", "a8 == CPUS{0,,1}",
+    "a8 == CPUS{0-1:1/2}", "a8 == CPUS{0-1:2/1}", "a8 == CPUS{0-1:0/1}", "a8 == CPUS{1-N}",
+    "a8 == CPUS{4294967296}", "a8 == CPUS{0-}", "a8 == CPUS{-1}", "CPU == CPUS{0}junk",
+    "a8 == 0x1f", "a8 == 0X1F", "a8 == 0x1F\n", "a64 == 0xFFFFFFFFFFFFFFFF",
+    "b64 == -0x8000000000000000", "b64 == -0x8000000000000001", "b8 == -0200",
+    "a8 == 1 &&(b8 == 1)", "a8 == 1 &&!b8 == 1", "a8 == 1 ||!(b8 == 1)", "(a8 == 1)(b8 == 1)",
+    "(a8 == 1) (b8 == 1)", "a8 == 1 () ", "() && a8 == 1", "(()) || a8 == 1",
 ]
+
+
+# ---- the task_rename suite: char[16] fields with chosen values --------------------------------
+
+NAMES = ["bash-0123456789", "sh-abcdefghijkl", "foobar-foobar-f", "ba*sh-ba*sh-ba*",
+         "x?y-x?y-x?y-x?y", "[abc]-[abc]-[ab", "zzzzzzzzzzzzzzz", "123456789012345",
+         "!neg-!neg-!neg-", "Bash-BASH-bash-", "a\\b\\c-a\\b\\c-a", "hello-world-abc",
+         "sh", "bash", "ab", "abcdefgh"]
+
+
+def write_names():
+    with open(os.path.join(HERE, "rename-names"), "w") as f:
+        f.write("# task_rename records: the names set in turn (hex) - written by gen.py\n")
+        for n in NAMES:
+            f.write(n.encode().hex() + "\n")
+
+
+def rename_pred():
+    k = rnd.randrange(10)
+    if k < 7:
+        f = rnd.choice(["newcomm", "oldcomm", "newcomm", "oldcomm.ustring", "COMM", "comm"])
+        op = rnd.choice(STROPS) if rnd.randrange(12) else rnd.choice(["<", "&"])
+        q = '"' if rnd.randrange(4) else "'"
+        s = rnd.choice(NAMES + ["filt-target"])
+        if rnd.randrange(3) == 0:
+            s = s[:rnd.randrange(len(s) + 1)]
+        return f + ws() + op + ws() + q + glob_of(s) + q
+    f = rnd.choice(["pid", "oom_score_adj", "common_pid", "CPU", "newcomm", "common_type"])
+    return f + ws() + rnd.choice(NUMOPS) + ws() + rnd.choice(["0", "1", "-1", "1000", "0x10"])
+
+
+def rename_expr(depth=0):
+    n = 1 if depth > 1 else rnd.choice([1, 1, 2, 2, 3])
+    parts = []
+    for i in range(n):
+        e = "(" + rename_expr(depth + 1) + ")" if depth < 2 and rnd.randrange(5) == 0 \
+            else rename_pred()
+        if rnd.randrange(8) == 0:
+            e = "!" + e
+        parts.append(e)
+        if i < n - 1:
+            parts.append(ws() + rnd.choice(["&&", "||"]) + ws())
+    return "".join(parts)
+
+
+RENAME_HAND = [
+    'newcomm ~ "*"', 'newcomm ~ "**"', 'newcomm ~ ""', 'newcomm == ""', 'oldcomm ~ "*get"',
+    'oldcomm ~ "filt*"', 'oldcomm == "filt-target"', 'comm ~ "filt*"', 'COMM ~ "*-*"',
+    'comm ~ "*sh"', 'comm == "sh"', 'comm ~ "*789"', 'COMM ~ "*a*"', 'comm != oldcomm', 'oldcomm ~ "*lt-t*"', 'newcomm ~ "*sh"',
+    'newcomm ~ "*789"', 'newcomm ~ "*6789"', 'newcomm ~ "*a*"', 'newcomm ~ "*\\\\*"',
+    'newcomm ~ "sh*"', 'newcomm ~ "s?"', 'newcomm ~ "?h"', 'newcomm ~ "[!b]*"',
+    'newcomm ~ "[a-c]*"', 'newcomm ~ "*[0-9]"', 'newcomm ~ "1*"', 'newcomm ~ "123456789012345"',
+    'newcomm ~ "12345678901234"', 'newcomm == "12345678901234"', 'newcomm == "1234567890123456"',
+    'newcomm == "bash-0123456789x"', 'newcomm == "bash-0123456789"', 'newcomm != "sh"',
+    'newcomm ~ "!*sh*"', 'newcomm ~ "!sh"', 'newcomm ~ "ba\\*sh*"', 'newcomm ~ "x\\?y*"',
+    'newcomm ~ "*-*-*"', 'newcomm ~ "[[]abc]*"', 'newcomm ~ "[]"', 'newcomm ~ "[\\]"',
+    'newcomm < "a"', 'newcomm == 1', 'newcomm ~ 1', 'newcomm.function == x', 'pid > 0',
+    'oom_score_adj == 0', 'oom_score_adj != 0', 'newcomm == CPUS{0}',
+    'newcomm ~ "' + "x" * 300 + '"', 'newcomm ~ "*' + "bash-0123456789" * 2 + '*"',
+]
+
+
+def write_exprs(path, exprs):
+    """The expressions, escaped, one a line; without duplicates and what the kernel never parses."""
+    seen, out = set(), []
+    for e in exprs:
+        # the kernel ignores a zero-length write; a write of a page or more is EINVAL
+        if e and e not in seen and len(e.encode("latin-1")) < 4000:
+            seen.add(e)
+            out.append(e)
+    with open(path, "w", encoding="latin-1") as f:
+        for e in out:
+            f.write(e.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+                    .translate({c: "\\x%02x" % c for c in list(range(0x20)) + list(range(0x7f, 0x100))
+                                if c not in (9, 10)}) + "\n")
+    return out
 
 
 def main():
@@ -268,28 +361,26 @@ def main():
         return 2
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 1200
     write_records()
+    write_names()
     exprs = list(HAND)
     valid = [expr() for _ in range(count)]
     exprs += valid
     exprs += [mutate(rnd.choice(valid)) for _ in range(count // 2)]
     exprs += [mutate(rnd.choice(HAND)) for _ in range(count // 6)]
-    seen, out = set(), []
-    for e in exprs:
-        # the kernel ignores a zero-length write; a write of a page or more is EINVAL
-        if e and e not in seen and len(e.encode("latin-1")) < 4000:
-            seen.add(e)
-            out.append(e)
     path = os.path.join(HERE, "exprs.txt")
-    with open(path, "w", encoding="latin-1") as f:
-        for e in out:
-            f.write(e.encode("latin-1").decode("latin-1")
-                    .replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
-                    .translate({c: "\\x%02x" % c for c in list(range(0x20)) + list(range(0x7f, 0x100))
-                                if c not in (9, 10)}) + "\n")
+    out = write_exprs(path, exprs)
     with open(os.path.join(HERE, "corpus.tsv"), "w") as f:
         subprocess.run([sys.argv[1], "--record", path], stdout=f, check=True)
+    print("uprobe: %d expressions" % len(out))
+
+    exprs = list(RENAME_HAND)
+    valid = [rename_expr() for _ in range(count // 2)]
+    exprs += valid + [mutate(rnd.choice(valid)) for _ in range(count // 6)]
+    out = write_exprs(path, exprs)
+    with open(os.path.join(HERE, "corpus-rename.tsv"), "w") as f:
+        subprocess.run([sys.argv[1], "--record", path, "rename"], stdout=f, check=True)
     os.unlink(path)
-    print("%d expressions" % len(out))
+    print("task_rename: %d expressions" % len(out))
     return 0
 
 

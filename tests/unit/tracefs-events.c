@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * tracefs-events: the tree on the real event layer. Events of this program
+ * (tracefs-events-tp.h) are listed, enabled through set_event and the enable
+ * files, filtered through their filter files (a rejected filter leaves the
+ * previous one in force; a subsystem filter leaves the events lacking a
+ * field alone), described by format and id, and read back from trace,
+ * trace_pipe and an instance of their own.
+ */
+#include <errno.h>
+#include <unistd.h>
+
+#include <evtrace/evtrace.h>
+#include <evtrace/tracefs.h>
+
+#include "helpers.h"
+
+#define CREATE_TRACE_POINTS
+#include "tracefs-events-tp.h"
+
+#define GT EVT_TRACEFS_TRUNC
+#define GGT EVT_TRACEFS_APPEND
+
+static const char *cat(const char *path)
+{
+	static char buf[1 << 18];
+	struct evt_tracefs_file *f;
+	size_t len = 0;
+	ssize_t n;
+	int ret;
+
+	ret = evt_tracefs_open(NULL, path, EVT_TRACEFS_READ | EVT_TRACEFS_NONBLOCK, &f);
+	if (ret) {
+		snprintf(buf, sizeof(buf), "<error %d>", ret);
+		return buf;
+	}
+	while (len < sizeof(buf) - 1 &&
+	       (n = evt_tracefs_file_read(f, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	evt_tracefs_close(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+static ssize_t echo(const char *text, unsigned int flags, const char *path)
+{
+	return evt_tracefs_write(NULL, path, text, strlen(text), flags);
+}
+
+static int count(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+#define T_ASSERT_STR(got, want)							\
+	do {									\
+		const char *t_g_ = (got), *t_w_ = (want);			\
+		if (strcmp(t_g_, t_w_))						\
+			t_fail("%s:%d: %s:\n--- got:\n%s--- want:\n%s---",	\
+			       __FILE__, __LINE__, #got, t_g_, t_w_);		\
+	} while (0)
+
+int main(void)
+{
+	const char *s;
+	char want[128];
+
+	s = cat("available_events");
+	T_ASSERT(strstr(s, "tfs_test:tfs_req\n"));
+	T_ASSERT(strstr(s, "tfs_test:tfs_tick\n"));
+	T_ASSERT(strstr(s, "tfs_other:tfs_misc\n"));
+	T_ASSERT(!strstr(s, "ftrace:print"));
+	T_ASSERT_STR(cat("events/tfs_test/enable"), "0\n");
+
+	/* set_event and the enable files */
+	T_ASSERT_EQ(echo("tfs_test:*", GT, "set_event"), 10);
+	T_ASSERT_STR(cat("events/tfs_test/enable"), "1\n");
+	T_ASSERT_STR(cat("events/tfs_other/enable"), "0\n");
+	T_ASSERT_STR(cat("events/tfs_test/tfs_req/enable"), "1\n");
+	T_ASSERT(strstr(cat("set_event"), "tfs_test:tfs_req\ntfs_test:tfs_tick\n"));
+	T_ASSERT_EQ(echo("tfs_misc", GGT, "set_event"), 8);
+	T_ASSERT_STR(cat("events/tfs_other/enable"), "1\n");
+	T_ASSERT_EQ(echo("0", GT, "events/tfs_test/tfs_tick/enable"), 1);
+	T_ASSERT_STR(cat("events/tfs_test/enable"), "X\n");
+	T_ASSERT_EQ(echo("nosuch:event", GGT, "set_event"), -EINVAL);
+	T_ASSERT_EQ(echo("1", GT, "events/tfs_test/enable"), 1);
+
+	/* format and id */
+	s = cat("events/tfs_test/tfs_req/format");
+	T_ASSERT(!strncmp(s, "name: tfs_req\nID: ", 18));
+	T_ASSERT(strstr(s, "\tfield:int id;\t"));
+	T_ASSERT(strstr(s, "__data_loc char[] path;"));
+	T_ASSERT(strstr(s, "print fmt: \"id=%d path=%s\", REC->id, __get_str(path)\n"));
+	snprintf(want, sizeof(want), "ID: %d\n", atoi(cat("events/tfs_test/tfs_req/id")));
+	T_ASSERT(strstr(cat("events/tfs_test/tfs_req/format"), want));
+
+	/* filters on real fields */
+	T_ASSERT_EQ(echo("id > 10 && path ~ \"/api/*\"", GT, "events/tfs_test/tfs_req/filter"),
+		    26);
+	T_ASSERT_STR(cat("events/tfs_test/tfs_req/filter"), "id > 10 && path ~ \"/api/*\"\n");
+	T_ASSERT_EQ(echo("id > ", GT, "events/tfs_test/tfs_req/filter"), -EINVAL);
+	T_ASSERT(strstr(cat("events/tfs_test/tfs_req/filter"), "parse_error: "));
+	T_ASSERT(strstr(cat("error_log"), "  Command: id >\n"));
+	/* the subsystem: tfs_tick has no "id", it keeps its (empty) filter */
+	T_ASSERT_EQ(echo("n < 3", GT, "events/tfs_test/tfs_tick/filter"), 5);
+	T_ASSERT_EQ(echo("id != 13", GT, "events/tfs_test/filter"), 8);
+	T_ASSERT_STR(cat("events/tfs_test/tfs_req/filter"), "id != 13\n");
+	T_ASSERT_STR(cat("events/tfs_test/tfs_tick/filter"), "n < 3\n");
+	T_ASSERT_EQ(echo("id > 10 && path ~ \"/api/*\"", GT, "events/tfs_test/tfs_req/filter"),
+		    26);
+	/* rejected: the filter before stays in force */
+	T_ASSERT_EQ(echo("nosuch == 1", GT, "events/tfs_test/tfs_req/filter"), -EINVAL);
+
+	T_ASSERT_EQ(echo("", GT, "trace"), 0);
+	for (int i = 0; i < 20; i++) {
+		trace_tfs_req(i, i & 1 ? "/api/x" : "/index");
+		trace_tfs_tick((unsigned int)i);
+		trace_tfs_misc(-i);
+	}
+	s = cat("trace");
+	/* id > 10, odd ids have /api/: 11 13 15 17 19 */
+	T_ASSERT_EQ(count(s, ": tfs_req: "), 5);
+	T_ASSERT(strstr(s, ": tfs_req: id=13 path=/api/x\n"));
+	T_ASSERT_EQ(count(s, ": tfs_tick: "), 3);
+	T_ASSERT_EQ(count(s, ": tfs_misc: x="), 20);
+	snprintf(want, sizeof(want), "entries-in-buffer/entries-written: 28/28 ");
+	T_ASSERT(strstr(s, want));
+
+	/* trace_pipe consumes what trace showed */
+	s = cat("trace_pipe");
+	T_ASSERT_EQ(count(s, "\n"), 28);
+	T_ASSERT(!strchr(s, '#'));
+	T_ASSERT_EQ(count(cat("trace"), ": tfs_"), 0);
+
+	/* an instance: its own events, filters and buffer */
+	T_ASSERT_OK(evt_tracefs_mkdir(NULL, "instances/tfs-ev"));
+	T_ASSERT_STR(cat("instances/tfs-ev/events/tfs_test/enable"), "0\n");
+	T_ASSERT_EQ(echo("tfs_misc", GT, "instances/tfs-ev/set_event"), 8);
+	T_ASSERT_EQ(echo("x == -5", GT, "instances/tfs-ev/events/tfs_other/tfs_misc/filter"), 7);
+	T_ASSERT_EQ(echo("0", GT, "events/enable"), 1);
+	for (int i = 0; i < 10; i++)
+		trace_tfs_misc(-i);
+	T_ASSERT_EQ(count(cat("trace"), ": tfs_"), 0);
+	s = cat("instances/tfs-ev/trace");
+	T_ASSERT_EQ(count(s, ": tfs_misc: "), 1);
+	T_ASSERT(strstr(s, ": tfs_misc: x=-5\n"));
+	T_ASSERT_STR(cat("events/tfs_other/tfs_misc/filter"), "none\n");
+	T_ASSERT_OK(evt_tracefs_rmdir(NULL, "instances/tfs-ev"));
+	T_ASSERT_EQ(evt_tracefs_stat(NULL, "instances/tfs-ev", NULL), -ENOENT);
+
+	/* trace_marker and saved_cmdlines */
+	T_ASSERT_EQ(echo("hello\n", GT, "trace_marker"), 6);
+	T_ASSERT(strstr(cat("trace"), ": tracing_mark_write: hello\n"));
+	snprintf(want, sizeof(want), "%d ", (int)gettid());
+	T_ASSERT(strstr(cat("saved_cmdlines"), want));
+
+	T_ASSERT_EQ(echo("", GT, "set_event"), 0);
+	T_ASSERT_EQ(echo("0", GT, "events/tfs_test/filter"), 1);
+	return T_PASS;
+}
