@@ -265,6 +265,10 @@ int main(void)
 		T_ASSERT(n > 0);
 		buf[n] = '\0';
 		T_ASSERT(strstr(buf, "irq=8\n"));
+		/* something was read and tracing is off: end of file, no waiting (the kernel's) */
+		T_ASSERT_EQ(fake_echo(top, "0", GT, "tracing_on"), 1);
+		T_ASSERT_EQ(evt_tracefs_file_read(f, buf, sizeof(buf)), 0);
+		T_ASSERT_EQ(fake_echo(top, "1", GT, "tracing_on"), 1);
 		evt_tracefs_close(f);
 	}
 	T_ASSERT(strstr(fake_cat(top, "trace"), "entries-in-buffer/entries-written: 0/"));
