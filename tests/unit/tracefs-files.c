@@ -70,9 +70,10 @@ int main(void)
 	nr_cpus = evt_ring_buffer_nr_cpus(tb_buffer(top));
 
 	/* the listings */
-	T_ASSERT_STR(ls(NULL, "/"), "available_events buffer_size_kb buffer_total_size_kb "
-		     "error_log events/ instances/ per_cpu/ saved_cmdlines set_event "
-		     "set_event_pid trace trace_clock trace_marker trace_pipe tracing_on ");
+	T_ASSERT_STR(ls(NULL, "/"), "available_events available_tracers buffer_size_kb "
+		     "buffer_total_size_kb current_tracer error_log events/ instances/ per_cpu/ "
+		     "saved_cmdlines set_event set_event_pid trace trace_clock trace_marker "
+		     "trace_pipe tracing_on ");
 	T_ASSERT_STR(ls(NULL, "events"), "enable header_event header_page ftrace/ sched/ irq/ app/ ");
 	T_ASSERT_STR(ls(NULL, "events/ftrace"), "print/ ");
 	T_ASSERT_STR(ls(NULL, "events/ftrace/print"), "format id trigger ");
@@ -106,6 +107,12 @@ int main(void)
 	T_ASSERT_EQ(fake_echo(top, "1", GT, "events/enable"), 1);
 	fake_nr_events = FAKE_NR_EVENTS;
 	T_ASSERT_STR(fake_cat(top, "events/enable"), "0\n");
+
+	/* the only tracer is nop */
+	T_ASSERT_STR(fake_cat(top, "current_tracer"), "nop\n");
+	T_ASSERT_STR(fake_cat(top, "available_tracers"), "nop\n");
+	T_ASSERT_EQ(fake_echo(top, "nop\n", GT, "current_tracer"), 4);
+	T_ASSERT_EQ(fake_echo(top, "function\n", GT, "current_tracer"), -EINVAL);
 
 	/* tracing_on */
 	T_ASSERT_STR(fake_cat(top, "tracing_on"), "1\n");
@@ -308,9 +315,10 @@ int main(void)
 	T_ASSERT_OK(evt_tracefs_mkdir(NULL, "instances/foo"));
 	T_ASSERT_EQ(evt_tracefs_mkdir(NULL, "instances/foo"), -EEXIST);
 	T_ASSERT_STR(ls(NULL, "instances"), "foo/ ");
-	T_ASSERT_STR(ls(NULL, "instances/foo"), "available_events buffer_size_kb "
-		     "buffer_total_size_kb error_log events/ per_cpu/ set_event set_event_pid "
-		     "trace trace_clock trace_marker trace_pipe tracing_on ");
+	T_ASSERT_STR(ls(NULL, "instances/foo"), "available_events available_tracers "
+		     "buffer_size_kb buffer_total_size_kb current_tracer error_log events/ "
+		     "per_cpu/ set_event set_event_pid trace trace_clock trace_marker trace_pipe "
+		     "tracing_on ");
 	/* no instances/ inside an instance, as the kernel (ENOENT) */
 	T_ASSERT_EQ(evt_tracefs_mkdir(NULL, "instances/foo/instances/x"), -ENOENT);
 	T_ASSERT_EQ(evt_tracefs_mkdir(NULL, "events/x"), -EPERM);
