@@ -311,6 +311,34 @@ int main(void)
 		evt_tracefs_close(f);
 	}
 
+	/* per_cpu/cpuN/trace_pipe: that CPU's records only; '>' on its trace empties that CPU */
+	{
+		unsigned long before[256] = { 0 };
+		int cpu = -1;
+
+		T_ASSERT_EQ(fake_echo(top, "", GT, "trace"), 0);
+		T_ASSERT_EQ(fake_fire(top, EV_IRQ, tid, 77, NULL), 1);
+		for (int c = 0; c < nr_cpus && c < 256; c++) {
+			before[c] = evt_ring_buffer_entries_cpu(tb_buffer(top), c);
+			if (before[c])
+				cpu = c;
+		}
+		T_ASSERT(cpu >= 0);
+		for (int c = 0; c < nr_cpus && c < 256; c++) {
+			snprintf(path, sizeof(path), "per_cpu/cpu%d/trace_pipe", c);
+			s = fake_cat(top, path);
+			T_ASSERT_EQ(strstr(s, "irq=77\n") != NULL, c == cpu);
+		}
+		T_ASSERT_EQ(fake_fire(top, EV_IRQ, tid, 78, NULL), 1);
+		snprintf(path, sizeof(path), "per_cpu/cpu%d/trace", cpu);
+		T_ASSERT(strstr(fake_cat(top, path), "irq=78\n") || nr_cpus > 1);
+		for (int c = 0; c < nr_cpus; c++) {
+			snprintf(path, sizeof(path), "per_cpu/cpu%d/trace", c);
+			T_ASSERT_EQ(fake_echo(top, "", GT, path), 0);
+		}
+		T_ASSERT(!strstr(fake_cat(top, "trace"), "irq=78"));
+	}
+
 	/* instances: mkdir, their own tree, EBUSY while a file is open, rmdir */
 	T_ASSERT_OK(evt_tracefs_mkdir(NULL, "instances/foo"));
 	T_ASSERT_EQ(evt_tracefs_mkdir(NULL, "instances/foo"), -EEXIST);
