@@ -110,7 +110,10 @@ static void report(const char *name, double v, double floor, const char *floor_n
 
 int main(void)
 {
-	struct evt_ring_buffer_opts opts = { .size = BUF_KB * 1024ul, .flags = EVT_RB_FL_OVERWRITE };
+	struct evt_ring_buffer_opts opts = {
+		.size = BUF_KB * 1024ul,
+		.flags = EVT_RB_FL_OVERWRITE,
+	};
 	double dis, dis_floor, en, rbw, pass, rej;
 	struct evt_instance *inst;
 	char model[128], name[64];

@@ -160,3 +160,4 @@ foreach(src ${EVT_BENCHES})
 	set_target_properties(bench-${name} PROPERTIES OUTPUT_NAME ${name}
 		RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
 endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/EvtRelay.cmake)

@@ -13,9 +13,13 @@
  *   3 the number of fields
  *   4 __evt_init_<name>(): the field descriptors
  *   5 __evt_get_offsets_<name>(): the sizes of the dynamic fields
- *   6 __evt_do_trace_<name>(): the writer (reserve, assign, commit per instance)
- *   7 the struct evt_event_def with the print format text, and the
- *     constructor/destructor that register and unregister it
+ *   6 __evt_class_trace_<class>(): the writer (reserve, assign, commit per
+ *     instance); __evt_do_trace_<name>() per event calls it
+ *   7 the class's print format text; per event the struct evt_event_def and
+ *     the constructor/destructor that register and unregister it
+ *
+ * Passes 1-5 work on classes (DECLARE_EVENT_CLASS; TRACE_EVENT is a class and
+ * one event), 6 and 7 on both.
  */
 #ifdef CREATE_TRACE_POINTS
 
@@ -45,7 +49,9 @@
 #undef __dynamic_array
 #undef __string
 #undef __string_len
-#undef TRACE_EVENT
+#undef DECLARE_EVENT_CLASS
+#undef DEFINE_EVENT
+#undef DEFINE_EVENT_PRINT
 
 /* Natural alignment, at most 4: records are 4-byte aligned in the ring buffer. */
 #define __evt_falign(type)	\
@@ -57,12 +63,14 @@
 #define __dynamic_array(type, item, len)	uint32_t __data_loc_##item;
 #define __string(item, src)			uint32_t __data_loc_##item;
 #define __string_len(item, src, len)		uint32_t __data_loc_##item;
-#define TRACE_EVENT(call, proto, args, tstruct, assign, print)				\
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
 	struct evt_raw_##call {								\
 		struct evt_trace_entry ent;						\
 		tstruct									\
 		char __data[];								\
 	};
+#define DEFINE_EVENT(template, call, proto, args)
+#define DEFINE_EVENT_PRINT(template, call, proto, args, print)
 #include __EVT_TRACE_HEADER
 
 /* ---- pass 2: dynamic data offsets, the key, the definition's declaration ------------ */
@@ -71,19 +79,24 @@
 #undef __dynamic_array
 #undef __string
 #undef __string_len
-#undef TRACE_EVENT
+#undef DECLARE_EVENT_CLASS
+#undef DEFINE_EVENT
+#undef DEFINE_EVENT_PRINT
 #define __field(type, item)
 #define __array(type, item, len)
 #define __dynamic_array(type, item, len)	uint32_t item; const void *item##_ptr_;
 #define __string(item, src)			uint32_t item; const void *item##_ptr_;
 #define __string_len(item, src, len)		uint32_t item; const void *item##_ptr_;
-#define TRACE_EVENT(call, proto, args, tstruct, assign, print)				\
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
 	struct evt_data_offsets_##call {						\
 		int __evt_unused;							\
 		tstruct									\
-	};										\
+	};
+#define DEFINE_EVENT(template, call, proto, args)					\
 	uint8_t __evt_key_##call;							\
 	static struct evt_event_def __evt_def_##call;
+#define DEFINE_EVENT_PRINT(template, call, proto, args, print)				\
+	DEFINE_EVENT(template, call, PARAMS(proto), PARAMS(args))
 #include __EVT_TRACE_HEADER
 
 /* ---- pass 3: how many fields ------------------------------------------------------- */
@@ -92,15 +105,19 @@
 #undef __dynamic_array
 #undef __string
 #undef __string_len
-#undef TRACE_EVENT
+#undef DECLARE_EVENT_CLASS
+#undef DEFINE_EVENT
+#undef DEFINE_EVENT_PRINT
 #define __field(type, item)			+ 1
 #define __array(type, item, len)		+ 1
 #define __dynamic_array(type, item, len)	+ 1
 #define __string(item, src)			+ 1
 #define __string_len(item, src, len)		+ 1
-#define TRACE_EVENT(call, proto, args, tstruct, assign, print)				\
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
 	enum { __evt_nr_fields_##call = 0 tstruct };					\
 	static struct evt_field __evt_fields_##call[__evt_nr_fields_##call + 1];
+#define DEFINE_EVENT(template, call, proto, args)
+#define DEFINE_EVENT_PRINT(template, call, proto, args, print)
 #include __EVT_TRACE_HEADER
 
 /* ---- pass 4: the field descriptors --------------------------------------------------- */
@@ -109,7 +126,9 @@
 #undef __dynamic_array
 #undef __string
 #undef __string_len
-#undef TRACE_EVENT
+#undef DECLARE_EVENT_CLASS
+#undef DEFINE_EVENT
+#undef DEFINE_EVENT_PRINT
 #define __evt_is_ptr(type)	(__builtin_classify_type((type)0) == 5)
 #define __evt_is_signed(type)	\
 	__builtin_choose_expr(__builtin_classify_type((type)0) == 5, 0, ((type)-1 < (type)1))
@@ -132,7 +151,9 @@
 	__f[__n++] = (struct evt_field){ "__data_loc char[]", #item,			\
 		__evt_off(__data_loc_##item), 4, 1, EVT_FIELD_DYN_STRING, 0 };
 #define __string_len(item, src, len)	__string(item, src)
-#define TRACE_EVENT(call, proto, args, tstruct, assign, print)				\
+#define DEFINE_EVENT(template, call, proto, args)
+#define DEFINE_EVENT_PRINT(template, call, proto, args, print)
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
 	static void __evt_init_##call(struct evt_event_def *__def)			\
 	{										\
 		struct evt_raw_##call *__evt_rec = NULL;				\
@@ -152,7 +173,9 @@
 #undef __dynamic_array
 #undef __string
 #undef __string_len
-#undef TRACE_EVENT
+#undef DECLARE_EVENT_CLASS
+#undef DEFINE_EVENT
+#undef DEFINE_EVENT_PRINT
 #define __field(type, item)
 #define __array(type, item, len)
 #define __dynamic_array(type, item, len)						\
@@ -180,7 +203,9 @@
 		__data_size += __item_length;						\
 	}
 #define __string(item, src)	__string_len(item, src, EVT_STRING_MAX)
-#define TRACE_EVENT(call, proto, args, tstruct, assign, print)				\
+#define DEFINE_EVENT(template, call, proto, args)
+#define DEFINE_EVENT_PRINT(template, call, proto, args, print)
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
 	static inline uint32_t __evt_get_offsets_##call(				\
 		struct evt_data_offsets_##call *__data_offsets, proto)			\
 	{										\
@@ -201,7 +226,9 @@
 #undef __dynamic_array
 #undef __string
 #undef __string_len
-#undef TRACE_EVENT
+#undef DECLARE_EVENT_CLASS
+#undef DEFINE_EVENT
+#undef DEFINE_EVENT_PRINT
 #define __field(type, item)
 #define __array(type, item, len)
 #define __dynamic_array(type, item, len)	__entry->__data_loc_##item = __data_offsets.item;
@@ -214,8 +241,8 @@
 #define __assign_str(item, ...)								\
 	__evt_assign_str(__get_str(item), (const char *)__data_offsets.item##_ptr_,	\
 		       __get_dynamic_array_len(item))
-#define TRACE_EVENT(call, proto, args, tstruct, assign, print)				\
-	__attribute__((noinline)) void __evt_do_trace_##call(proto)			\
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
+	static void __evt_class_trace_##call(struct evt_event_def *__def, proto)	\
 	{										\
 		struct evt_trace_event_buffer __fb = EVT_TRACE_EVENT_BUFFER_INIT;	\
 		struct evt_data_offsets_##call __data_offsets;				\
@@ -223,14 +250,21 @@
 		uint32_t __data_size;							\
 											\
 		__data_size = __evt_get_offsets_##call(&__data_offsets, args);		\
-		while ((__entry = (struct evt_raw_##call *)evt_trace_event_reserve(	\
-				&__fb, &__evt_def_##call,				\
-				sizeof(*__entry) + __data_size)) != NULL) {		\
+		for (__entry = (struct evt_raw_##call *)evt_trace_event_reserve(	\
+			     &__fb, __def, sizeof(*__entry) + __data_size);		\
+		     __entry != NULL;							\
+		     __entry = (struct evt_raw_##call *)evt_trace_event_commit(&__fb)) {	\
 			tstruct								\
 			{ assign }							\
-			evt_trace_event_commit(&__fb);					\
 		}									\
 	}
+#define DEFINE_EVENT(template, call, proto, args)					\
+	__attribute__((noinline)) void __evt_do_trace_##call(proto)			\
+	{										\
+		__evt_class_trace_##template(&__evt_def_##call, args);			\
+	}
+#define DEFINE_EVENT_PRINT(template, call, proto, args, print)				\
+	DEFINE_EVENT(template, call, PARAMS(proto), PARAMS(args))
 #include __EVT_TRACE_HEADER
 #undef __get_dynamic_array
 #undef __get_dynamic_array_len
@@ -243,24 +277,28 @@
 #undef __dynamic_array
 #undef __string
 #undef __string_len
-#undef TRACE_EVENT
+#undef DECLARE_EVENT_CLASS
+#undef DEFINE_EVENT
+#undef DEFINE_EVENT_PRINT
 #define __field(type, item)
 #define __array(type, item, len)
 #define __dynamic_array(type, item, len)
 #define __string(item, src)
 #define __string_len(item, src, len)
 #define __entry REC
-#define TRACE_EVENT(call, proto, args, tstruct, assign, print)				\
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
+	static const char __evt_print_##call[] = __evt_xstr(print);
+#define __EVT_DEFINE_EVENT(template, call, print_text)					\
 	static struct evt_event_def __evt_def_##call = {				\
 		.abi = EVT_EVENT_DEF_ABI,						\
-		.size = sizeof(struct evt_raw_##call),					\
+		.size = sizeof(struct evt_raw_##template),				\
 		.system = __evt_xstr(TRACE_SYSTEM),					\
 		.name = #call,								\
 		.fields = NULL,								\
 		.nr_fields = 0,								\
-		.print_fmt = __evt_xstr(print),						\
+		.print_fmt = print_text,						\
 		.key = &__evt_key_##call,						\
-		.init = __evt_init_##call,						\
+		.init = __evt_init_##template,						\
 		.event = NULL,								\
 	};										\
 	static void __attribute__((constructor)) __evt_ctor_##call(void)		\
@@ -271,6 +309,10 @@
 	{										\
 		evt_event_unregister(&__evt_def_##call);				\
 	}
+#define DEFINE_EVENT(template, call, proto, args)					\
+	__EVT_DEFINE_EVENT(template, call, __evt_print_##template)
+#define DEFINE_EVENT_PRINT(template, call, proto, args, print)				\
+	__EVT_DEFINE_EVENT(template, call, __evt_xstr(print))
 #include __EVT_TRACE_HEADER
 #undef __entry
 
@@ -287,9 +329,12 @@
 #undef __evt_is_signed
 #undef __evt_off
 #undef __evt_sz
-#undef TRACE_EVENT
+#undef DECLARE_EVENT_CLASS
+#undef DEFINE_EVENT
+#undef DEFINE_EVENT_PRINT
 #undef EVT_TRACE_PASS
 #undef TRACE_HEADER_MULTI_READ
+#undef __EVT_DEFINE_EVENT
 #undef __EVT_TRACE_HEADER
 #undef __EVT_TRACE_INCLUDE
 #undef __EVT_UNDEF_TRACE_INCLUDE_FILE

@@ -101,7 +101,7 @@ struct evt_trace_entry {
 	int32_t common_tgid;		/* process id */
 };
 
-#define EVT_TRACE_FLAG_IRQS_OFF		0x01	/* all signals blocked */
+#define EVT_TRACE_FLAG_IRQS_OFF		0x01	/* never set: no interrupts in user space */
 #define EVT_TRACE_FLAG_NEED_RESCHED	0x04	/* never set in user space */
 #define EVT_TRACE_FLAG_HARDIRQ		0x08	/* written from a signal handler */
 #define EVT_TRACE_FLAG_SOFTIRQ		0x10	/* never set in user space */
@@ -164,9 +164,14 @@ void evt_event_unregister(struct evt_event_def *def);
 
 /*
  * struct evt_trace_event_buffer - state of one event being written, on the
- * writer's stack. Initialise with EVT_TRACE_EVENT_BUFFER_INIT, then
- * loop: entry = evt_trace_event_reserve(); fill; evt_trace_event_commit();
- * until reserve returns NULL (one iteration per instance recording the event).
+ * writer's stack:
+ *
+ *	for (rec = evt_trace_event_reserve(&fb, def, len); rec;
+ *	     rec = evt_trace_event_commit(&fb))
+ *		fill rec;
+ *
+ * one iteration per instance recording the event. The loop must run to its
+ * end (the thread is in an RCU read-side section until it does).
  */
 struct evt_trace_event_buffer {
 	void *entry;			/* the record being written */
@@ -180,8 +185,8 @@ struct evt_trace_event_buffer {
 #define EVT_TRACE_EVENT_BUFFER_INIT	{ 0, 0, 0, 0, 0, 0 }
 
 /**
- * evt_trace_event_reserve() - reserve the record for the next instance.
- * @fb:  the buffer state (EVT_TRACE_EVENT_BUFFER_INIT the first time).
+ * evt_trace_event_reserve() - reserve the record in the first instance.
+ * @fb:  the write's state (EVT_TRACE_EVENT_BUFFER_INIT or uninitialised).
  * @def: the event.
  * @len: bytes of the whole record (common fields, fixed part, dynamic data).
  *
@@ -194,9 +199,11 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 
 /**
  * evt_trace_event_commit() - run the instance's filter on the record and
- * commit it, or discard it if the filter rejects it.
+ * commit it, or discard it if the filter rejects it; then reserve the record
+ * in the next instance.
+ * Return: the next record, or NULL when no instance is left.
  */
-void evt_trace_event_commit(struct evt_trace_event_buffer *fb);
+void *evt_trace_event_commit(struct evt_trace_event_buffer *fb);
 
 /* --- the registry --------------------------------------------------------------- */
 
@@ -238,11 +245,11 @@ int evt_available_events(char *buf, size_t size);
 
 /**
  * evt_events_from_env() - enable the events listed in EVTRACE_EVENTS in the
- * top instance (comma-separated, set_event syntax: "sys:ev", "sys:*",
- * "ev", "!sys:ev"). Run by the library at start-up and for each library
- * that registers events later; call it again after changing the variable.
- * Return: number of events enabled, or a negative errno (-EINVAL for an
- * entry that matched nothing; the other entries are applied).
+ * top instance (comma-separated, set_event syntax: "sys:ev", "sys:*", "sys:",
+ * "*:*", a bare event or system name, "!..." to disable; for each event the
+ * last entry naming it decides). The library applies it to each event as it
+ * registers; call this after changing the variable.
+ * Return: the number of events this call enabled.
  */
 int evt_events_from_env(void);
 

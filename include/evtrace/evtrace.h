@@ -9,6 +9,8 @@
 #include <evtrace/error.h>
 #include <evtrace/clock.h>
 #include <evtrace/ring_buffer.h>
+#include <evtrace/relay.h>
+#include <evtrace/gtsc.h>
 #include <evtrace/tracefs.h>
 
 #endif /* EVTRACE_EVTRACE_H */

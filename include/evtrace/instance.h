@@ -95,8 +95,8 @@ int evt_instance_nr_cpus(const struct evt_instance *inst);
 int evt_instance_set_event_pid(struct evt_instance *inst, const pid_t *pids, size_t n,
 			       unsigned int flags);
 
-/* The `set_event_pid` file: one id per line, sorted (processes as "p<pid>"? no:
- * the kernel's layout, one number per line). Return: length as snprintf. */
+/* The `set_event_pid` file: one id per line, thread ids then process ids, each
+ * sorted. Return: length as snprintf. */
 int evt_instance_event_pid_text(struct evt_instance *inst, char *buf, size_t size);
 
 /* Would the calling thread's events be recorded in @inst (pid filter only)? */

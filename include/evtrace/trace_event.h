@@ -40,6 +40,12 @@
  * header must then be reachable as "TRACE_INCLUDE_FILE.h" from the
  * include path, or as TRACE_INCLUDE_PATH/TRACE_INCLUDE_FILE.h.
  *
+ * Events that share a layout share a class, as in the kernel:
+ * DECLARE_EVENT_CLASS(class, proto, args, tstruct, assign, print) once, then
+ * DEFINE_EVENT(class, name, proto, args) per event, or
+ * DEFINE_EVENT_PRINT(class, name, proto, args, print) for one with its own
+ * print format. TRACE_EVENT(name, ...) is a class and one event named alike.
+ *
  * Fields (inside TP_STRUCT__entry):
  *	__field(type, item)			integer of any width/signedness, bool,
  *						enum, or pointer
@@ -117,12 +123,27 @@ static inline void __evt_assign_str(char *dst, const char *src, size_t len)
 #endif /* EVTRACE_TRACE_EVENT_H */
 
 /*
+ * TRACE_EVENT() is an event class with one event of the same name, as in the
+ * kernel: DECLARE_EVENT_CLASS() gives the record, the assignments and the print
+ * format; DEFINE_EVENT() an event of that class (its own name, ID and call
+ * site); DEFINE_EVENT_PRINT() one with its own print format.
+ */
+#undef TRACE_EVENT
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print)				\
+	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct),		\
+			    PARAMS(assign), PARAMS(print))				\
+	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
+
+/*
  * The declarations: every inclusion of an event header outside the passes
  * of define_trace.h (which define EVT_TRACE_PASS) gets them.
  */
 #ifndef EVT_TRACE_PASS
-#undef TRACE_EVENT
-#define TRACE_EVENT(name, proto, args, tstruct, assign, print)				\
+#undef DECLARE_EVENT_CLASS
+#undef DEFINE_EVENT
+#undef DEFINE_EVENT_PRINT
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)
+#define DEFINE_EVENT(template, name, proto, args)					\
 	extern uint8_t __evt_key_##name __evt_hidden;					\
 	extern void __evt_do_trace_##name(proto) __evt_hidden;				\
 	static inline __attribute__((always_inline, unused)) void trace_##name(proto)	\
@@ -134,4 +155,6 @@ static inline void __evt_assign_str(char *dst, const char *src, size_t len)
 	{										\
 		return __evt_key_on(__evt_key_##name);					\
 	}
+#define DEFINE_EVENT_PRINT(template, name, proto, args, print)				\
+	DEFINE_EVENT(template, name, PARAMS(proto), PARAMS(args))
 #endif

@@ -286,10 +286,14 @@ int evt_trace_iter_next_line(struct evt_trace_iter *it, struct evt_seq *s)
 		return -ENOSPC;
 	}
 	it->lost_done[cpu] = false;
-	if (it->flags & EVT_ITER_CONSUME)
-		evt_ring_buffer_consume(it->rb, cpu, NULL, NULL);
-	else
+	if (it->flags & EVT_ITER_CONSUME) {
+		unsigned long seen;
+
+		/* Asking for the loss count is what marks it reported (the ring buffer's rule). */
+		evt_ring_buffer_consume(it->rb, cpu, NULL, &seen);
+	} else {
 		evt_ring_buffer_read(it->iters[cpu], NULL);
+	}
 	return 1;
 }
 

@@ -470,7 +470,8 @@ static struct node *parse_call(struct parser *ps, const char *name)
 		n = node_new(ps, N_GET_STR);
 		if (n)
 			parse_field_arg(ps, n);
-	} else if (!strcmp(name, "__get_dynamic_array") || !strcmp(name, "__get_rel_dynamic_array")) {
+	} else if (!strcmp(name, "__get_dynamic_array") ||
+		   !strcmp(name, "__get_rel_dynamic_array")) {
 		n = node_new(ps, N_GET_DYN);
 		if (n)
 			parse_field_arg(ps, n);

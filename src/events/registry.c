@@ -376,6 +376,45 @@ static void event_free(struct evt_event *ev)
 	free(ev);
 }
 
+/*
+ * The print format as the kernel's `format` file shows it: the format string
+ * is one literal there ("a=%d " "b=%d" in the source is pasted into one), so
+ * adjacent literals at the start of @text are joined. Escapes stay as written.
+ */
+static char *print_fmt_join(const char *text)
+{
+	char *out = malloc(strlen(text) + 1), *o = out;
+	const char *p = text;
+
+	if (!out)
+		return NULL;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p != '"')
+		return strcpy(out, text);
+	*o++ = *p++;
+	for (;;) {
+		while (*p && *p != '"') {
+			if (*p == '\\' && p[1])
+				*o++ = *p++;
+			*o++ = *p++;
+		}
+		if (!*p)
+			break;
+		{
+			const char *q = p + 1;
+
+			while (*q == ' ' || *q == '\t' || *q == '\n')
+				q++;
+			if (*q != '"')
+				break;
+			p = q + 1;	/* drop `" "`: the next literal continues this one */
+		}
+	}
+	strcpy(o, p);
+	return out;
+}
+
 /* A library-owned copy of everything of @def that printing needs. */
 static struct evt_event *event_alloc(const char *system, const char *name,
 				     const struct evt_field *fields, unsigned int nr,
@@ -387,7 +426,7 @@ static struct evt_event *event_alloc(const char *system, const char *name,
 		return NULL;
 	ev->system = strdup(system);
 	ev->name = strdup(name);
-	ev->print_fmt_text = strdup(print_fmt ? print_fmt : "\"\"");
+	ev->print_fmt_text = print_fmt_join(print_fmt ? print_fmt : "\"\"");
 	ev->fields = calloc(EVT_NR_COMMON_FIELDS + nr, sizeof(*ev->fields));
 	if (!ev->system || !ev->name || !ev->print_fmt_text || !ev->fields)
 		goto fail;
@@ -415,11 +454,16 @@ fail:
 /* Does a zombie describe exactly the same records as @def? */
 static bool event_same_layout(const struct evt_event *ev, const struct evt_event_def *def)
 {
+	char *joined = print_fmt_join(def->print_fmt ? def->print_fmt : "\"\"");
+	bool same_fmt = joined && !strcmp(ev->print_fmt_text, joined);
+
+	free(joined);
 	if (ev->nr_fields != EVT_NR_COMMON_FIELDS + def->nr_fields || ev->size != def->size ||
-	    strcmp(ev->print_fmt_text, def->print_fmt ? def->print_fmt : "\"\""))
+	    !same_fmt)
 		return false;
 	for (unsigned int i = 0; i < def->nr_fields; i++) {
-		const struct evt_field *a = &ev->fields[EVT_NR_COMMON_FIELDS + i], *b = &def->fields[i];
+		const struct evt_field *a = &ev->fields[EVT_NR_COMMON_FIELDS + i];
+		const struct evt_field *b = &def->fields[i];
 
 		if (a->offset != b->offset || a->size != b->size || a->kind != b->kind ||
 		    a->elem_size != b->elem_size || a->is_signed != b->is_signed ||
@@ -551,7 +595,8 @@ int evt_event_register(struct evt_event_def *def)
 		goto out;
 	}
 	for (size_t i = nr_zombies; i-- > 0;)
-		if (!strcmp(zombies[i]->system, def->system) && !strcmp(zombies[i]->name, def->name)) {
+		if (!strcmp(zombies[i]->system, def->system) &&
+		    !strcmp(zombies[i]->name, def->name)) {
 			zombie = zombies[i];
 			zi = i;
 			break;

@@ -10,8 +10,9 @@
  *   TP_fast_assign                the fields
  *   evt_trace_event_commit()      the instance's filter: unlock_commit or
  *                                 discard_commit (as the kernel's
- *                                 event_trigger_unlock_commit does)
- *   ...next instance...           reserve returns NULL at the end: rcu_unlock
+ *                                 event_trigger_unlock_commit does), then
+ *                                 the next instance's record, or NULL at
+ *                                 the end: rcu_unlock
  *
  * Nothing here blocks, allocates or makes a system call, except the
  * first event of a thread (gettid, prctl(PR_GET_NAME) for saved_cmdlines),
@@ -40,7 +41,12 @@ struct writer_tls {
 	uint8_t comm_saved;
 };
 
-static __thread struct writer_tls wtls;
+/*
+ * initial-exec: one %fs-relative access instead of a __tls_get_addr() call in
+ * the shared library (the kernel of every call site). A library loaded with
+ * dlopen() takes these few bytes from glibc's surplus static TLS.
+ */
+static __thread struct writer_tls wtls __attribute__((tls_model("initial-exec")));
 static pid_t cached_tgid;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
@@ -88,38 +94,12 @@ static __attribute__((noinline)) void writer_save_comm(pid_t tid)
 	cmdline_save_current(tid);
 }
 
-void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_event_def *def,
-			      size_t len)
+/* The next instance of the active set that takes the record; NULL ends the write. */
+static void *trace_event_next(struct evt_trace_event_buffer *fb)
 {
-	struct event_active *set;
-	pid_t tid, tgid;
+	struct event_active *set = fb->set;
+	pid_t tid = event_current_tid(), tgid = event_current_tgid();
 
-	if (fb->idx == 0) {
-		struct evt_event *ev;
-
-		if (unlikely(len > UINT16_MAX))
-			return NULL;
-		/* Acquire: pairs with the release in evt_event_register(). */
-		ev = ld_acquire(&def->event);
-		if (unlikely(!ev))
-			return NULL;
-		rcu_lock();
-		set = rcu_deref(ev->active);
-		if (unlikely(!set)) {
-			rcu_unlock();
-			return NULL;
-		}
-		fb->set = set;
-		fb->len = (uint32_t)len;
-		wtls.depth++;
-		/* The depth before the RCU section's stores: a signal handler nesting here
-		 * sees it (the compiler must not sink it past the reserve). */
-		signal_fence();
-	} else {
-		set = fb->set;
-	}
-	tid = event_current_tid();
-	tgid = event_current_tgid();
 	if (unlikely(!wtls.comm_saved))
 		writer_save_comm(tid);
 	while (fb->idx < set->nr) {
@@ -132,7 +112,9 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 			continue;
 		if (unlikely(!ld_relaxed(&inst->tracing_on)))
 			continue;
-		if (unlikely(!instance_pid_allowed_rcu(inst, tid, tgid)))
+		/* Acquire: a published list is complete (pairs with rcu_publish). */
+		if (unlikely(rcu_deref(inst->pids) != NULL) &&
+		    !instance_pid_allowed_rcu(inst, tid, tgid))
 			continue;
 		rbe = evt_ring_buffer_lock_reserve(inst->rb, fb->len);
 		if (unlikely(!rbe))
@@ -153,7 +135,35 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 	return NULL;
 }
 
-void evt_trace_event_commit(struct evt_trace_event_buffer *fb)
+void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_event_def *def,
+			      size_t len)
+{
+	struct event_active *set;
+	struct evt_event *ev;
+
+	if (unlikely(len > UINT16_MAX))
+		return NULL;
+	/* Acquire: pairs with the release in evt_event_register(). */
+	ev = ld_acquire(&def->event);
+	if (unlikely(!ev))
+		return NULL;
+	rcu_lock();
+	set = rcu_deref(ev->active);
+	if (unlikely(!set)) {
+		rcu_unlock();
+		return NULL;
+	}
+	fb->set = set;
+	fb->len = (uint32_t)len;
+	fb->idx = 0;
+	wtls.depth++;
+	/* The depth before anything else of the write: a signal handler nesting here
+	 * sees it (the compiler must not sink the store past the reserve). */
+	signal_fence();
+	return trace_event_next(fb);
+}
+
+void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 {
 	struct trace_event_file *file = fb->file;
 	struct evt_ring_buffer *rb = file->inst->rb;
@@ -164,6 +174,7 @@ void evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 		evt_ring_buffer_discard_commit(rb, fb->rbe);
 	else
 		evt_ring_buffer_unlock_commit(rb, fb->rbe);
+	return trace_event_next(fb);
 }
 
 /* trace_marker: an ftrace:print record, "ip" then the text (NUL-terminated). */

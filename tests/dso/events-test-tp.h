@@ -46,7 +46,8 @@ TRACE_EVENT(evtest_ints,
 		__entry->ul = (unsigned long)v;
 		__entry->ptr = (const void *)(uintptr_t)0x1234;
 	),
-	TP_printk("s8=%d u8=%u s16=%d u16=%u s32=%d u32=%u s64=%lld u64=%llu b=%d c=%c l=%ld ul=%lu",
+	TP_printk("s8=%d u8=%u s16=%d u16=%u s32=%d u32=%u s64=%lld u64=%llu b=%d c=%c "
+		  "l=%ld ul=%lu",
 		  __entry->s8, __entry->u8, __entry->s16, __entry->u16, __entry->s32, __entry->u32,
 		  __entry->s64, __entry->u64, __entry->b, __entry->c, __entry->l, __entry->ul)
 );

@@ -194,8 +194,8 @@ static void *control(void *arg)
 				filters[t_rand_range(rnd, 0, 3)], NULL, NULL));
 			break;
 		case 4:
-			evt_instance_event_soft(churn, "evtest", "evtest_seq", t_rand_range(rnd, 0, 1),
-						t_rand_range(rnd, 0, 1));
+			evt_instance_event_soft(churn, "evtest", "evtest_seq",
+						t_rand_range(rnd, 0, 1), t_rand_range(rnd, 0, 1));
 			break;
 		case 5:
 			evt_instance_tracing_on(churn, t_rand_range(rnd, 0, 1));

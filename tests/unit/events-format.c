@@ -47,12 +47,13 @@ static void kernel_compare(const char *ours)
 		unsigned int off, size, sgn;
 
 		if (!strncmp(line, "name: ", 6)) {
-			len += (size_t)snprintf(want + len, sizeof(want) - len, "name: evtest_exec\n");
+			len += (size_t)snprintf(want + len, sizeof(want) - len,
+						"name: evtest_exec\n");
 		} else if (!strncmp(line, "ID: ", 4)) {
 			len += (size_t)snprintf(want + len, sizeof(want) - len, "ID: %u\n",
 						evt_event_id(__evt_def_evtest_exec.event));
-		} else if (sscanf(line, "\tfield:%255[^;];\toffset:%u;\tsize:%u;\tsigned:%u;", type_name,
-				  &off, &size, &sgn) == 4) {
+		} else if (sscanf(line, "\tfield:%255[^;];\toffset:%u;\tsize:%u;\tsigned:%u;",
+				  type_name, &off, &size, &sgn) == 4) {
 			if (off >= 8)
 				off += 4;
 			len += (size_t)snprintf(want + len, sizeof(want) - len,
@@ -60,7 +61,8 @@ static void kernel_compare(const char *ours)
 						type_name, off, size, sgn);
 			if (!strcmp(type_name, "int common_pid"))
 				len += (size_t)snprintf(want + len, sizeof(want) - len,
-					"\tfield:int common_tgid;\toffset:8;\tsize:4;\tsigned:1;\n");
+					"\tfield:int common_tgid;\toffset:8;"
+					"\tsize:4;\tsigned:1;\n");
 		} else {
 			len += (size_t)snprintf(want + len, sizeof(want) - len, "%s", line);
 		}
@@ -118,6 +120,8 @@ int main(void)
 	evt_event_format_text("evtest", "evtest_ints", buf, sizeof(buf));
 	T_ASSERT(strstr(buf, "\tfield:uint64_t u64;\toffset:36;\tsize:8;\tsigned:0;\n"));
 	T_ASSERT(strstr(buf, "\tfield:const void * ptr;\toffset:"));
+	/* adjacent literals of TP_printk are one string in the format, as the kernel's */
+	T_ASSERT(strstr(buf, "b=%d c=%c l=%ld ul=%lu\", REC->s8, REC->u8, "));
 	/* ftrace:print, the trace_marker event, has the kernel's ID 5 */
 	evt_event_format_text("ftrace", "print", buf, sizeof(buf));
 	T_ASSERT(!strncmp(buf, "name: print\nID: 5\n", 18));

@@ -12,6 +12,7 @@
 
 #define CREATE_TRACE_POINTS
 #include "events-test-tp.h"
+#include "events-class-tp.h"
 
 #include "events-util.h"
 
@@ -70,7 +71,8 @@ static void check_arrays(const void *rec, unsigned int len, void *arg)
 	}
 	loc = e->__data_loc_bytes;
 	T_ASSERT_EQ(evt_data_loc_len(loc), 2);
-	T_ASSERT(base[evt_data_loc_offset(loc)] == 0xab && base[evt_data_loc_offset(loc) + 1] == 0xcd);
+	T_ASSERT(base[evt_data_loc_offset(loc)] == 0xab);
+	T_ASSERT(base[evt_data_loc_offset(loc) + 1] == 0xcd);
 	T_ASSERT(len >= (unsigned int)evt_data_loc_offset(loc) + 2);
 	arrays_seen++;
 }
@@ -145,6 +147,34 @@ int main(void)
 		T_ASSERT(strstr(t, "name=xxxx"));
 	}
 	T_ASSERT_EQ(t_consume(inst, NULL, NULL), 2);
+
+	/* an event class: three events, one layout, their own IDs and call sites */
+	T_ASSERT_EQ(evt_event_count("evclass", NULL), 3);
+	T_ASSERT_EQ(evt_instance_event_enable(inst, "evclass", NULL, true), 3);
+	trace_evclass_read(3, 100, "r");
+	trace_evclass_write(4, 200, "w");
+	trace_evclass_sync(5, 0, "s");
+	{
+		const char *t = t_trace_text(inst, -1);
+		char fmt[4096];
+
+		T_ASSERT(strstr(t, "evclass_read: fd=3 len=100 what=r\n"));
+		T_ASSERT(strstr(t, "evclass_write: fd=4 len=200 what=w\n"));
+		T_ASSERT(strstr(t, "evclass_sync: sync fd=5\n"));
+		T_ASSERT(evt_event_id(__evt_def_evclass_read.event) !=
+			 evt_event_id(__evt_def_evclass_write.event));
+		evt_event_format_text("evclass", "evclass_write", fmt, sizeof(fmt));
+		T_ASSERT(strstr(fmt, "\tfield:unsigned long len;\toffset:16;\tsize:8;"
+				     "\tsigned:0;\n"));
+		T_ASSERT(strstr(fmt, "print fmt: \"fd=%d len=%lu what=%s\", REC->fd, REC->len, "
+				     "__get_str(what)\n"));
+	}
+	T_ASSERT_EQ(t_consume(inst, NULL, NULL), 3);
+	T_ASSERT_EQ(evt_instance_event_enable(inst, "evclass", "evclass_write", false), 1);
+	trace_evclass_write(4, 200, "w");
+	T_ASSERT(!trace_evclass_write_enabled() && trace_evclass_read_enabled());
+	T_ASSERT_EQ(t_consume(inst, NULL, NULL), 0);
+	evt_instance_event_enable(inst, "evclass", NULL, false);
 
 	/* off again */
 	T_ASSERT_EQ(evt_instance_event_enable(inst, "evtest", "*", false), 5);

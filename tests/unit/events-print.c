@@ -113,7 +113,8 @@ int main(void)
 	check("\"%px\", REC->ptr", "000000007f00aa00");
 	check("\"%ps\", (void *)REC->ptr", "0x7f00aa00");
 	/* expressions and casts */
-	check("\"%d %d %d %u\", REC->i + 2, REC->i * -1, (REC->u >> 28) & 0xf, (unsigned char)REC->i",
+	check("\"%d %d %d %u\", REC->i + 2, REC->i * -1, (REC->u >> 28) & 0xf, "
+	      "(unsigned char)REC->i",
 	      "-40 42 11 214");
 	check("\"%d %d %d\", REC->arr[0], REC->arr[1], REC->arr[2]", "5 -6 7");
 	check("\"%d\", REC->arr[3]", "0");

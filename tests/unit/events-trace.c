@@ -36,7 +36,8 @@ static void check_line(const char *line, const char *comm, const char *body)
 	int ok;
 
 	/* "%16s-%-7d [%03d] %5s %5lu.%06lu: " then the body */
-	snprintf(pat, sizeof(pat), "^ *%s-%d +\\[[0-9]{3}\\] \\.\\.\\.\\.\\. +[0-9]+\\.[0-9]{6}: %s$",
+	snprintf(pat, sizeof(pat),
+		 "^ *%s-%d +\\[[0-9]{3}\\] \\.\\.\\.\\.\\. +[0-9]+\\.[0-9]{6}: %s$",
 		 comm, (int)syscall(SYS_gettid), body);
 	T_ASSERT(regcomp(&re, pat, REG_EXTENDED | REG_NEWLINE) == 0);
 	ok = regexec(&re, line, 0, NULL, 0) == 0;
@@ -146,6 +147,41 @@ int main(void)
 	T_ASSERT_EQ(n, 5);
 	evt_trace_iter_close(it);
 
+	/* an overrun buffer: one LOST line per batch, and written = read + lost */
+	{
+		struct evt_instance *small = t_instance("trace-lost");
+		unsigned long lost = 0, read = 0, l;
+		char *p2;
+
+		T_ASSERT_OK(evt_instance_resize_kb(small, -1, 8));
+		T_ASSERT_EQ(evt_instance_event_enable(small, "evtest", "evtest_seq", true), 1);
+		t_pin_to_cpu(0);
+		for (int i = 0; i < 3000; i++)
+			trace_evtest_seq(1, (uint64_t)i, 0);
+		t_unpin();
+		T_ASSERT_OK(evt_trace_iter_open(small, 0, EVT_ITER_CONSUME, &it));
+		for (;;) {
+			evt_seq_reset(&s);
+			ret = evt_trace_iter_next_line(it, &s);
+			if (ret != 1)
+				break;
+			p2 = strstr(buf, "[LOST ");
+			if (p2) {
+				T_ASSERT(sscanf(p2, "[LOST %lu EVENTS]", &l) == 1);
+				T_ASSERT(!strncmp(buf, "CPU:0 [LOST ", 12));
+				lost += l;
+				T_ASSERT_EQ(read, 0);		/* before the first record only */
+			} else {
+				read++;
+			}
+		}
+		T_ASSERT_EQ(ret, 0);
+		T_ASSERT(lost > 0);
+		T_ASSERT_EQ(lost + read, 3000);
+		evt_trace_iter_close(it);
+		T_ASSERT_OK(evt_instance_destroy(small));
+	}
+
 	/* the counter clock prints raw counts */
 	T_ASSERT_OK(evt_instance_set_clock(inst, "counter"));
 	T_ASSERT(!strcmp(evt_instance_clock(inst), "counter"));
@@ -157,7 +193,8 @@ int main(void)
 	{
 		regex_t re;
 
-		T_ASSERT(regcomp(&re, "\\] \\.\\.\\.\\.\\. +[0-9]+: evtest_seq", REG_EXTENDED) == 0);
+		T_ASSERT(regcomp(&re, "\\] \\.\\.\\.\\.\\. +[0-9]+: evtest_seq",
+				 REG_EXTENDED) == 0);
 		T_ASSERT(regexec(&re, t, 0, NULL, 0) == 0);
 		regfree(&re);
 	}

@@ -13,6 +13,8 @@
 /* Declared here, defined in cmd-<verb>.c: keep both lists sorted. */
 
 static const struct evtrace_cmd commands[] = {
+	{ "relay", cmd_relay, "drain relay channels and GTSC traces: cat, record" },
+	{ "tracepipe", cmd_tracepipe, "read tracepipe channels: list, cat, record" },
 	{ NULL, NULL, NULL },
 };
 

@@ -9,6 +9,8 @@
 #ifndef EVTRACE_CMD_H
 #define EVTRACE_CMD_H
 
+#include <stdint.h>
+
 struct evtrace_cmd {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -17,5 +19,31 @@ struct evtrace_cmd {
 
 /* Print "evtrace: <msg>" to stderr, printf-style. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+int cmd_relay(int argc, char **argv);
+int cmd_tracepipe(int argc, char **argv);
+
+/*
+ * The live line (status.c): "NAME: 12.3 MB/s, 4.5 MB, 1234 records, 0 missed" on stderr,
+ * rewritten in place at most twice a second, when stderr is a terminal (or forced).
+ * status_done() ends it with a newline (or prints a last summary line when forced).
+ */
+struct cmd_status {
+	const char *name;
+	int on;			/* stderr is a terminal, or --stats */
+	uint64_t bytes, records, missed;
+	int records_known;	/* 0: "records" is not counted (shown as "-") */
+	double start, last;
+	uint64_t last_bytes;
+	double rate;
+};
+
+void status_init(struct cmd_status *st, const char *name, int force);
+void status_update(struct cmd_status *st, int final);
+double status_now(void);
+
+/* Stop flag set by SIGINT/SIGTERM (cmd_catch_signals). */
+extern volatile int cmd_stop;
+void cmd_catch_signals(void);
 
 #endif /* EVTRACE_CMD_H */

@@ -1,0 +1,14 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Tests of the evtrace command (tests/unit/cmd-*.c) run build/tools/evtrace: they get its path
+# as EVT_TOOL and are built after it.
+if(TARGET evtrace-cli)
+	foreach(src ${EVT_UNIT_TESTS})
+		get_filename_component(name ${src} NAME_WE)
+		if(name MATCHES "^cmd-" AND TARGET unit-${name})
+			add_dependencies(unit-${name} evtrace-cli)
+			target_compile_definitions(unit-${name} PRIVATE
+				EVT_TOOL="$<TARGET_FILE:evtrace-cli>")
+		endif()
+	endforeach()
+endif()

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cmd-relay: `evtrace relay` run as a separate process
+ * (build/tools/evtrace) on a GTSC trace of this test (a global buffer,
+ * trace0, next to the control files):
+ *  - cat --once DIR prints every record, in order, padding stripped, and
+ *    skips the control files;
+ *  - record -o OUT DIR writes OUT/trace0 with the same bytes and ends
+ *    by itself when the trace is cleaned up (channel closed, all read);
+ *  - with stderr on a terminal (a pty) the live line appears, with the
+ *    exact dropped count, and SIGINT ends the command with status 0;
+ *  - a source that is not a relay buffer fails (1), usage errors 2.
+ */
+#include <limits.h>
+#include <pty.h>
+#include <signal.h>
+
+#include <evtrace/error.h>
+#include <evtrace/gtsc.h>
+#include <evtrace/relay.h>
+
+#include "unit/tracepipe-util.h"
+
+#ifndef EVT_TOOL
+#define EVT_TOOL "build/tools/evtrace"
+#endif
+
+#define RSZ 32
+
+static pid_t run(char *const argv[], int *out, int errfd)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p))
+		t_fail("pipe");
+	pid = fork();
+	if (pid < 0)
+		t_fail("fork");
+	if (pid == 0) {
+		int nul = open("/dev/null", O_WRONLY);
+
+		dup2(p[1], 1);
+		dup2(errfd >= 0 ? errfd : nul, 2);
+		close(p[0]);
+		execv(EVT_TOOL, argv);
+		_exit(127);
+	}
+	close(p[1]);
+	*out = p[0];
+	return pid;
+}
+
+static int wait_status(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		t_fail("waitpid");
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static size_t read_all(int fd, char *buf, size_t cap)
+{
+	size_t n = 0;
+	ssize_t r;
+
+	while (n < cap - 1 && (r = read(fd, buf + n, cap - 1 - n)) > 0)
+		n += (size_t)r;
+	buf[n] = 0;
+	close(fd);
+	return n;
+}
+
+static void record(struct evt_trace_info *t, int i)
+{
+	char rec[RSZ + 1];
+
+	memset(rec, '.', RSZ);
+	snprintf(rec, 16, "record %08d", i);
+	rec[15] = ' ';
+	rec[RSZ - 1] = '\n';
+	T_ASSERT_EQ(evt_relay_write(t->rchan, rec, RSZ), 0);
+}
+
+static void check_records(const char *buf, size_t len, int n)
+{
+	T_ASSERT_EQ(len, (size_t)n * RSZ);
+	for (int i = 0; i < n; i++) {
+		char want[16];
+
+		snprintf(want, sizeof(want), "record %08d", i);
+		T_ASSERT(!memcmp(buf + (size_t)i * RSZ, want, 15));
+	}
+}
+
+int main(void)
+{
+	static char buf[1 << 20];
+	struct evt_trace_info *t;
+	char dir[PATH_MAX], out[PATH_MAX], file[PATH_MAX + 16];
+	int fd, n;
+	pid_t pid;
+
+	if (access(EVT_TOOL, X_OK))
+		t_skip("%s is not built", EVT_TOOL);
+	tpt_mkdir();
+	/* 64 sub-buffers of 1 KiB: 32 records each, no padding */
+	T_ASSERT_OK(evt_trace_setup(tpt_dir, "cmdrelay", 1024, 64, EVT_TRACE_GLOBAL_CHANNEL, &t));
+	T_ASSERT_OK(evt_trace_start(t));
+	snprintf(dir, sizeof(dir), "%s/cmdrelay", tpt_dir);
+	snprintf(out, sizeof(out), "%s/out", tpt_dir);
+	T_ASSERT_EQ(access(dir, F_OK), 0);
+
+	/* cat --once: the finished sub-buffers now (flush finishes the last one) */
+	for (int i = 0; i < 500; i++)
+		record(t, i);
+	evt_relay_flush(t->rchan);
+	pid = run((char *[]){ "evtrace", "relay", "cat", "--once", dir, NULL }, &fd, -1);
+	n = (int)read_all(fd, buf, sizeof(buf));
+	T_ASSERT_EQ(wait_status(pid), 0);
+	check_records(buf, (size_t)n, 500);
+
+	/* the live line; SIGINT */
+	{
+		int master, slave;
+		size_t got = 0;
+
+		if (openpty(&master, &slave, NULL, NULL, NULL))
+			t_skip("no pty: %s", strerror(errno));
+		pid = run((char *[]){ "evtrace", "relay", "cat", dir, NULL }, &fd, slave);
+		close(slave);
+		buf[0] = 0;
+		while (!strstr(buf, "missed")) {
+			ssize_t r = read(master, buf + got, sizeof(buf) - 1 - got);
+
+			if (r <= 0)
+				t_fail("pty read: %zd", r);
+			got += (size_t)r;
+			buf[got] = 0;
+		}
+		T_ASSERT(strchr(buf, '\r') && strstr(buf, "trace0: ") && strstr(buf, "/s"));
+		kill(pid, SIGINT);
+		T_ASSERT_EQ(wait_status(pid), 0);
+		close(fd);
+		close(master);
+	}
+
+	/* record: runs until the trace is cleaned up */
+	evt_relay_reset(t->rchan);
+	pid = run((char *[]){ "evtrace", "relay", "record", "-o", out, dir, NULL }, &fd, -1);
+	for (int i = 0; i < 1000; i++)
+		record(t, i);
+	evt_trace_stop(t);
+	evt_trace_cleanup(t);	/* closes the channel: the command reads the rest and ends */
+	T_ASSERT_EQ(wait_status(pid), 0);
+	close(fd);
+	snprintf(file, sizeof(file), "%s/trace0", out);
+	{
+		size_t len;
+		unsigned char *b = tpt_slurp(file, &len);
+
+		check_records((const char *)b, len, 1000);
+		free(b);
+	}
+
+	/* errors */
+	pid = run((char *[]){ "evtrace", "relay", "cat", "/dev/null", NULL }, &fd, -1);
+	read_all(fd, buf, sizeof(buf));
+	T_ASSERT_EQ(wait_status(pid), 1);
+	pid = run((char *[]){ "evtrace", "relay", "frob", dir, NULL }, &fd, -1);
+	read_all(fd, buf, sizeof(buf));
+	T_ASSERT_EQ(wait_status(pid), 2);
+	pid = run((char *[]){ "evtrace", "relay", "cat", NULL }, &fd, -1);
+	read_all(fd, buf, sizeof(buf));
+	T_ASSERT_EQ(wait_status(pid), 2);
+	return T_PASS;
+}

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * relay-close-refcount: close drops a reference. The writer closes its
+ * channel while a consumer process holds a buffer open: the file is gone
+ * (remove_buf_file()), but the consumer still reads every byte, then end
+ * of file, and its close reports that it freed the buffer (last reference).
+ * The other way round, a consumer that closes first leaves the writer's
+ * buffer in place (refs back to 1).
+ */
+#include <sys/stat.h>
+
+#include "relay-common.h"
+
+#define RSZ 80
+
+static int to_child[2], to_parent[2];
+
+static void tell(int fd)
+{
+	char c = 1;
+
+	if (write(fd, &c, 1) != 1)
+		t_fail("pipe");
+}
+
+static void await(int fd)
+{
+	char c;
+
+	if (read(fd, &c, 1) != 1)
+		t_fail("pipe");
+}
+
+static int consumer(void *arg)
+{
+	struct evt_relay_reader *r;
+	struct evt_relay_info info;
+	char path[PATH_MAX], buf[8192];
+	ssize_t n, total = 0;
+	struct stat st;
+
+	(void)arg;
+	t_path(path, sizeof(path), "cr0");
+	T_ASSERT_OK(evt_relay_reader_open(path, &r));
+	T_ASSERT_OK(evt_relay_reader_info(r, &info));
+	T_ASSERT_EQ(info.refs, 2);
+	tell(to_parent[1]);
+	await(to_child[0]); /* the writer wrote and closed */
+	T_ASSERT(lstat(path, &st) < 0);
+	T_ASSERT_OK(evt_relay_reader_info(r, &info));
+	T_ASSERT_EQ(info.refs, 1);
+	T_ASSERT_EQ(info.finalized, 1);
+	while ((n = evt_relay_reader_read(r, buf + total, 100)) > 0)
+		total += n;
+	T_ASSERT_EQ(n, 0);
+	T_ASSERT_EQ(total, 50 * RSZ);
+	for (int i = 0; i < 50; i++)
+		T_ASSERT_EQ(rec_seq(buf + i * RSZ), i);
+	T_ASSERT_EQ(evt_relay_reader_close(r), 1);
+	return T_PASS;
+}
+
+static int early_closer(void *arg)
+{
+	struct evt_relay_reader *r;
+	char path[PATH_MAX];
+
+	(void)arg;
+	t_path(path, sizeof(path), "cr0");
+	T_ASSERT_OK(evt_relay_reader_open(path, &r));
+	T_ASSERT_EQ(evt_relay_reader_close(r), 0);
+	return T_PASS;
+}
+
+int main(void)
+{
+	struct evt_rchan_callbacks cb = { .create_buf_file = t_create,
+					  .remove_buf_file = t_remove };
+	struct t_chan_opts o = { .global = 1 };
+	struct evt_rchan *chan;
+	char rec[RSZ];
+	int status;
+	pid_t pid;
+
+	t_dir_make();
+	T_ASSERT_OK(evt_relay_open("cr", t_dir, 1024, 8, &cb, &o, &chan));
+	T_ASSERT_EQ(t_in_child(early_closer, NULL), T_PASS);
+	if (pipe(to_child) < 0 || pipe(to_parent) < 0)
+		t_fail("pipe");
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		_exit(consumer(NULL));
+	await(to_parent[0]);
+	for (uint32_t i = 0; i < 50; i++) {
+		rec_fill(rec, i, RSZ, 0);
+		T_ASSERT_OK(evt_relay_write(chan, rec, RSZ));
+	}
+	evt_relay_close(chan);
+	tell(to_child[1]);
+	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	T_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == T_PASS);
+	return T_PASS;
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * relay-reset: evt_relay_reset() empties a channel without remapping it:
+ * a consumer process that kept the buffer open sees nothing of what came
+ * before, then exactly what is written after; the dropped count restarts.
+ */
+#include "relay-common.h"
+
+#define RSZ 64
+
+static int to_child[2], to_parent[2];
+
+static void tell(int fd)
+{
+	char c = 1;
+
+	if (write(fd, &c, 1) != 1)
+		t_fail("pipe");
+}
+
+static void await(int fd)
+{
+	char c;
+
+	if (read(fd, &c, 1) != 1)
+		t_fail("pipe");
+}
+
+static int consumer(void *arg)
+{
+	struct evt_relay_reader *r;
+	struct evt_relay_info info;
+	char path[PATH_MAX], buf[4096];
+	ssize_t n, total = 0;
+
+	(void)arg;
+	t_path(path, sizeof(path), "rs0");
+	T_ASSERT_OK(evt_relay_reader_open(path, &r));
+	tell(to_parent[1]);
+	await(to_child[0]); /* written, reset, written again */
+	T_ASSERT_OK(evt_relay_reader_info(r, &info));
+	T_ASSERT_EQ(info.dropped, 0);
+	while ((n = evt_relay_reader_read(r, buf + total, sizeof(buf) - total)) > 0)
+		total += n;
+	T_ASSERT_EQ(total, 3 * RSZ);
+	for (int i = 0; i < 3; i++)
+		T_ASSERT_EQ(rec_seq(buf + i * RSZ), 1000 + i);
+	evt_relay_reader_close(r);
+	return T_PASS;
+}
+
+int main(void)
+{
+	struct evt_rchan_callbacks cb = { .create_buf_file = t_create,
+					  .remove_buf_file = t_remove };
+	struct t_chan_opts o = { .global = 1 };
+	struct evt_rchan *chan;
+	char rec[RSZ];
+	int status, drops = 0;
+	pid_t pid;
+
+	t_dir_make();
+	T_ASSERT_OK(evt_relay_open("rs", t_dir, 256, 2, &cb, &o, &chan));
+	if (pipe(to_child) < 0 || pipe(to_parent) < 0)
+		t_fail("pipe");
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		_exit(consumer(NULL));
+	await(to_parent[0]);
+	for (uint32_t i = 0; i < 20; i++) {
+		rec_fill(rec, i, RSZ, 0);
+		drops += evt_relay_write(chan, rec, RSZ) == -ENOBUFS;
+	}
+	T_ASSERT(drops > 0);
+	evt_relay_reset(chan);
+	for (uint32_t i = 1000; i < 1003; i++) {
+		rec_fill(rec, i, RSZ, 0);
+		T_ASSERT_OK(evt_relay_write(chan, rec, RSZ));
+	}
+	tell(to_child[1]);
+	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	T_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == T_PASS);
+	evt_relay_close(chan);
+	return T_PASS;
+}
