@@ -6,6 +6,7 @@
  * trigger, trace_marker, trace, trace_pipe, per_cpu/cpuN/ files, stats,
  * saved_cmdlines, instances/, and the directory listings.
  */
+#include <pthread.h>
 #include <regex.h>
 
 #include "tracefs-fake.h"
@@ -58,6 +59,13 @@ static const char header[] =
 	"#                              |||| /     delay\n"
 	"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
 	"#              | |         |   |||||     |         |\n";
+
+static void *interrupter(void *arg)
+{
+	usleep(20000);
+	evt_tracefs_file_interrupt(arg);
+	return NULL;
+}
 
 int main(void)
 {
@@ -279,6 +287,22 @@ int main(void)
 		evt_tracefs_close(f);
 	}
 	T_ASSERT(strstr(fake_cat(top, "trace"), "entries-in-buffer/entries-written: 0/"));
+
+	/* a waiting read ends with -EINTR when another thread interrupts it */
+	{
+		struct evt_tracefs_file *f;
+		pthread_t th;
+		char buf[256];
+
+		T_ASSERT_OK(evt_tracefs_open(top, "trace_pipe", EVT_TRACEFS_READ, &f));
+		T_ASSERT_OK(evt_tracefs_file_interrupt(f));	/* before: the next wait ends */
+		T_ASSERT_EQ(evt_tracefs_file_read(f, buf, sizeof(buf)), -EINTR);
+		T_ASSERT_EQ(pthread_create(&th, NULL, interrupter, f), 0);
+		T_ASSERT_EQ(evt_tracefs_file_read(f, buf, sizeof(buf)), -EINTR);
+		pthread_join(th, NULL);
+		evt_tracefs_close(f);
+		T_ASSERT_EQ(evt_tracefs_file_interrupt(NULL), -EINVAL);
+	}
 
 	/* trace_pipe_raw: whole pages */
 	{
