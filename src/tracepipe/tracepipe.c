@@ -125,6 +125,7 @@ struct evt_tracepipe_channel {
 	uint64_t pipe_pos;
 	uint64_t missed_shown;
 	uint64_t missed_time;
+	struct evt_tracepipe_stream_info info; /* the clock's scale (at creation) */
 };
 
 /* ---- the fast path ------------------------------------------------------------------------- */
@@ -673,6 +674,60 @@ static void tp_show_missed(struct evt_tracepipe_channel *chan, int force)
 	unlink(tmp);
 }
 
+/* The clock's scale for the stream page: the calibration of "local" (core/clock.c). */
+static void tp_stream_info_init(struct evt_tracepipe_channel *chan)
+{
+	struct evt_tracepipe_stream_info *info = &chan->info;
+
+	evt_clock_init();
+	memset(info, 0, sizeof(*info));
+#if defined(__x86_64__) || defined(__aarch64__)
+	info->clock = EVT_CLOCK_TSC;
+	/* Acquire: pairs with the calibrator's st_release of mode (mult, shift, offset). */
+	if (ld_acquire(&tclock.mode) != TCLOCK_MODE_UNINIT && tclock.mult && tclock.shift < 64) {
+		info->mult = tclock.mult;
+		info->shift = tclock.shift;
+		info->offset = tclock.offset;
+		info->freq_hz = tclock.freq_hz;
+	}
+#else
+	/* tclock_cycles() reads CLOCK_MONOTONIC_RAW in ns here. */
+	info->clock = EVT_CLOCK_MONO_RAW;
+	info->mult = 1;
+	info->freq_hz = 1000000000u;
+#endif
+}
+
+/*
+ * The stream page, first in the pipe of every reader: the pipe is new
+ * (the last attachment's was freed when both ends closed) and the page is
+ * far below PIPE_BUF, so one write() puts it in whole. A failure is the
+ * reader leaving: the next send sees it.
+ */
+static void tp_send_stream_page(struct evt_tracepipe_channel *chan, int fd)
+{
+	unsigned char buf[EVT_TRACEPIPE_PAGE_HDR + EVT_TRACEPIPE_STREAM_INFO];
+	struct evt_tracepipe_page_header h = {
+		.magic = EVT_TRACEPIPE_MAGIC,
+		.version = EVT_TRACEPIPE_VERSION,
+		.hdr_size = EVT_TRACEPIPE_PAGE_HDR,
+		.size = sizeof(buf),
+		.cpu = EVT_TRACEPIPE_STREAM_CPU,
+	};
+	struct evt_tracepipe_stream_info info = chan->info;
+	ssize_t n;
+
+	info.base_cycles = tclock_cycles();
+	info.base_ns = tclock_posix(CLOCK_MONOTONIC);
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), &info, sizeof(info));
+	do
+		n = write(fd, buf, sizeof(buf));
+	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		chan->pipe_pos += (uint64_t)n; /* vmsplice recycling counts every byte sent */
+}
+
 static void tp_attach(struct evt_tracepipe_channel *chan, int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
@@ -693,6 +748,7 @@ static void tp_attach(struct evt_tracepipe_channel *chan, int fd)
 		c->flush_upto = 0;
 	}
 	chan->pipe_pos = 0;
+	tp_send_stream_page(chan, fd);
 	chan->wfd = fd;
 	/* Release: nothing needed by writers; pairs with nobody but makes the order plain. */
 	st_release(&chan->enabled, 1);
@@ -1001,7 +1057,7 @@ int evt_tracepipe_create_channel_opts(const char *name, const struct evt_tracepi
 		ret = -errno;
 		goto err_free;
 	}
-	tclock_cycles();
+	tp_stream_info_init(chan);
 	chan->rseq = rseq_ops_init();
 	/* rseq writers index CPUs by the CPU they run on: need one per possible CPU. */
 	if (chan->rseq && chan->nr_cpus < (unsigned int)tp_possible_cpus())
