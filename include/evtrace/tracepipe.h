@@ -16,6 +16,8 @@
  * lockless and async-signal-safe: any thread, any signal handler, no
  * system call on the fast path. create, flush and remove are for normal
  * thread context, and remove must not race with events on the channel.
+ * In a fork() child the channel is off: events return -ECHILD, remove
+ * frees the child's copy only.
  *
  * On-pipe format (all fields little-endian on the usual hosts: host byte
  * order, the stream does not leave the machine it was made on):

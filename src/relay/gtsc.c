@@ -170,6 +170,9 @@ static void gtsc_control(struct gtsc *t)
 	char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	int zero = 0;
 
+	/* A fork() child: the inotify queue and the files are the parent's. */
+	if (unlikely(relay_chan_forked(t->pub.rchan)))
+		return;
 	/* Acquire/release: one control point at a time sees the last one's work. */
 	if (!cas_acq_rel(&t->busy, &zero, 1))
 		return;
@@ -333,6 +336,8 @@ int evt_trace_start(struct evt_trace_info *trace)
 
 	if (!t)
 		return -EINVAL;
+	if (relay_chan_forked(t->pub.rchan))
+		return -ECHILD;
 	gtsc_control(t);
 	st_relaxed(&t->state, EVT_TRACE_RUNNING);
 	return write_state(t, EVT_TRACE_RUNNING);
@@ -344,6 +349,8 @@ int evt_trace_stop(struct evt_trace_info *trace)
 
 	if (!t)
 		return -EINVAL;
+	if (relay_chan_forked(t->pub.rchan))
+		return -ECHILD;
 	gtsc_control(t);
 	if (ld_relaxed(&t->state) != EVT_TRACE_RUNNING)
 		return -EINVAL;
@@ -378,12 +385,15 @@ uint64_t evt_trace_dropped(struct evt_trace_info *trace)
 void evt_trace_cleanup(struct evt_trace_info *trace)
 {
 	struct gtsc *t = (struct gtsc *)trace;
+	int forked;
 
 	if (!t)
 		return;
 	if (t->ino >= 0)
 		close(t->ino);
+	forked = relay_chan_forked(t->pub.rchan);
 	evt_relay_close(t->pub.rchan);
-	remove_files(t);
+	if (!forked) /* in a fork() child the directory is the parent's */
+		remove_files(t);
 	free(t);
 }

@@ -126,6 +126,9 @@ struct evt_tracepipe_channel {
 	uint64_t missed_shown;
 	uint64_t missed_time;
 	struct evt_tracepipe_stream_info info; /* the clock's scale (at creation) */
+	/* fork(): every channel is on tp_reg; in the child each is marked forked */
+	struct evt_tracepipe_channel *reg_next;
+	int forked; /* this is a fork() child's copy: no flusher, -ECHILD */
 };
 
 /* ---- the fast path ------------------------------------------------------------------------- */
@@ -287,9 +290,13 @@ static inline __attribute__((always_inline)) void *tp_reserve(struct evt_tracepi
 	uint64_t pos, gen = 0;
 	uint32_t off;
 
-	/* Relaxed: only a hint; what the pages need is ordered by avail and w. */
+	/*
+	 * Relaxed: only a hint; what the pages need is ordered by avail and w.
+	 * In a fork() child enabled is 0 (tp_atfork_child()): the check costs
+	 * nothing more than the reader check already made.
+	 */
 	if (unlikely(!ld_relaxed(&chan->enabled))) {
-		*err = -EPIPE;
+		*err = unlikely(chan->forked) ? -ECHILD : -EPIPE;
 		return NULL;
 	}
 	if (unlikely(len > EVT_TRACEPIPE_MAX_EVENT)) {
@@ -940,6 +947,68 @@ static int tp_possible_cpus(void)
 	return n > TP_MAX_CPUS ? TP_MAX_CPUS : (int)n;
 }
 
+/*
+ * fork(): the child gets a copy of every channel (private memory) but no
+ * flusher thread, so nothing it records would ever reach the pipe. The
+ * atfork child handler turns each copy off for good (enabled 0, forked
+ * 1: events return -ECHILD at no cost to the fast path) and closes the
+ * child's copy of the FIFO's write end, so the reader still sees end of
+ * stream when the parent's flusher closes its own. The registry lock is
+ * taken across fork() so the child finds the list whole.
+ */
+static pthread_mutex_t tp_reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct evt_tracepipe_channel *tp_reg;
+static pthread_once_t tp_atfork_once = PTHREAD_ONCE_INIT;
+
+static void tp_atfork_prepare(void)
+{
+	pthread_mutex_lock(&tp_reg_lock);
+}
+
+static void tp_atfork_parent(void)
+{
+	pthread_mutex_unlock(&tp_reg_lock);
+}
+
+static void tp_atfork_child(void)
+{
+	/* Only this thread exists now: plain stores are seen by whatever it does next. */
+	for (struct evt_tracepipe_channel *c = tp_reg; c; c = c->reg_next) {
+		st_relaxed(&c->enabled, 0);
+		c->forked = 1;
+		if (c->wfd >= 0)
+			close(c->wfd);
+		c->wfd = -1;
+	}
+	pthread_mutex_unlock(&tp_reg_lock);
+}
+
+static void tp_atfork_init(void)
+{
+	pthread_atfork(tp_atfork_prepare, tp_atfork_parent, tp_atfork_child);
+}
+
+static void tp_register(struct evt_tracepipe_channel *chan)
+{
+	pthread_once(&tp_atfork_once, tp_atfork_init);
+	pthread_mutex_lock(&tp_reg_lock);
+	chan->reg_next = tp_reg;
+	tp_reg = chan;
+	pthread_mutex_unlock(&tp_reg_lock);
+}
+
+static void tp_unregister(struct evt_tracepipe_channel *chan)
+{
+	pthread_mutex_lock(&tp_reg_lock);
+	for (struct evt_tracepipe_channel **pp = &tp_reg; *pp; pp = &(*pp)->reg_next) {
+		if (*pp == chan) {
+			*pp = chan->reg_next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&tp_reg_lock);
+}
+
 static void tp_free(struct evt_tracepipe_channel *chan)
 {
 	if (chan->mem)
@@ -1067,6 +1136,7 @@ int evt_tracepipe_create_channel_opts(const char *name, const struct evt_tracepi
 	ret = -pthread_create(&chan->thread, NULL, tp_flusher, chan);
 	if (ret)
 		goto err_free;
+	tp_register(chan);
 	*chanp = chan;
 	return 0;
 
@@ -1112,6 +1182,8 @@ int evt_tracepipe_readers(struct evt_tracepipe_channel *chan)
 
 	if (!chan)
 		return -EINVAL;
+	if (chan->forked)
+		return 0; /* nothing is recorded in a fork() child */
 	pthread_mutex_lock(&chan->lock);
 	alive = tp_reader_alive(chan);
 	pthread_mutex_unlock(&chan->lock);
@@ -1120,6 +1192,9 @@ int evt_tracepipe_readers(struct evt_tracepipe_channel *chan)
 
 /**
  * evt_tracepipe_remove_channel() - remove the FIFO and free @chan.
+ *
+ * In a fork() child, only the child's copy is freed: the FIFO, its files
+ * and the flusher are the parent's.
  *
  * Return: 0, or -EBUSY while a reader holds the FIFO open (nothing is
  * changed then), -EINVAL for NULL.
@@ -1130,6 +1205,14 @@ int evt_tracepipe_remove_channel(struct evt_tracepipe_channel *chan)
 
 	if (!chan)
 		return -EINVAL;
+	if (chan->forked) {
+		tp_unregister(chan);
+		/* The locks may have been held by a thread of the parent at fork(): fresh ones. */
+		pthread_mutex_init(&chan->lock, NULL);
+		pthread_cond_init(&chan->cond, NULL);
+		tp_free(chan);
+		return 0;
+	}
 	pthread_mutex_lock(&chan->lock);
 	if (tp_reader_alive(chan)) {
 		pthread_mutex_unlock(&chan->lock);
@@ -1145,6 +1228,7 @@ int evt_tracepipe_remove_channel(struct evt_tracepipe_channel *chan)
 		close(rfd);
 	unlink(chan->path);
 	unlink(chan->missed_path);
+	tp_unregister(chan);
 	tp_free(chan);
 	return 0;
 }
@@ -1154,7 +1238,8 @@ int evt_tracepipe_remove_channel(struct evt_tracepipe_channel *chan)
  * close the CPUs' open pages and wait until all complete pages are in
  * the pipe (not necessarily read).
  *
- * Return: 0; -EPIPE if no reader is attached (or it left meanwhile).
+ * Return: 0; -EPIPE if no reader is attached (or it left meanwhile);
+ * -ECHILD in a fork() child (no flusher there).
  */
 int evt_tracepipe_flush(struct evt_tracepipe_channel *chan)
 {
@@ -1163,6 +1248,8 @@ int evt_tracepipe_flush(struct evt_tracepipe_channel *chan)
 
 	if (!chan)
 		return -EINVAL;
+	if (chan->forked)
+		return -ECHILD;
 	pthread_mutex_lock(&chan->lock);
 	if (chan->wfd < 0) {
 		pthread_mutex_unlock(&chan->lock);
