@@ -25,7 +25,7 @@ int main(void)
 	struct evt_seq s;
 
 	prctl(PR_SET_NAME, "td-readback", 0, 0, 0);
-	inst = td_record("readback");
+	inst = td_record("readback", NULL);
 	nsnap = td_snapshot(inst, &snap);
 	T_ASSERT_EQ(nsnap, TD_THREADS * TD_PER_THREAD + 1);
 	nlines = td_trace_lines(inst, &lines);

@@ -77,8 +77,9 @@ static void *td_worker_fn(void *arg)
 	return NULL;
 }
 
-/* A fresh instance with the run recorded in it (buffer large enough to keep all). */
-static inline struct evt_instance *td_record(const char *what)
+/* A fresh instance with the run recorded in it (buffer large enough to keep all);
+ * @clock: its trace clock (NULL: the default). */
+static inline struct evt_instance *td_record(const char *what, const char *clock)
 {
 	struct evt_instance *inst = NULL;
 	struct td_worker w[TD_THREADS];
@@ -89,6 +90,8 @@ static inline struct evt_instance *td_record(const char *what)
 	snprintf(name, sizeof(name), "tracedat-%s-%d", what, (int)getpid());
 	T_ASSERT_OK(evt_instance_create(name, &inst));
 	T_ASSERT_OK(evt_instance_resize_kb(inst, -1, 1024));
+	if (clock)
+		T_ASSERT_OK(evt_instance_set_clock(inst, clock));
 	T_ASSERT(evt_instance_event_enable(inst, "tdapp", NULL, true) == 3);
 	T_ASSERT(evt_instance_event_enable(inst, "tdnet", NULL, true) == 1);
 	for (int i = 0; i < TD_THREADS; i++) {
@@ -163,6 +166,13 @@ static inline int td_trace_lines(struct evt_instance *inst, char ***linesp)
 static inline int td_strcmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static inline int td_u64cmp(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 /* Write @inst to a temporary file; return its malloc'd path. */
