@@ -603,8 +603,46 @@ static void parse_clock(struct evt_tracedat *td, const unsigned char *text, size
 
 /* --- the file ------------------------------------------------------------------------- */
 
+/* The CPU table after "flyrecord" (and the trace clock text when the options had one). */
+static int read_cpu_table(struct rd *r)
+{
+	struct evt_tracedat *td = r->td;
+	const unsigned char *p;
+	size_t len;
+
+	for (int i = 0; i < td->nr_cpus; i++) {
+		struct td_cpu *c = &td->cpus[i];
+		size_t at = r->pos;
+
+		c->offset = rd_u64(r, "cpu offset");
+		c->size = rd_u64(r, "cpu size");
+		if (r->error)
+			return r->error;
+		if (c->size && (c->offset > td->len || c->size > td->len - c->offset)) {
+			rd_fail(r, at, "CPU %d data (%" PRIu64 " bytes at %" PRIu64
+				") runs past the end of the file (%zu bytes)", i, c->size,
+				c->offset, td->len);
+			return r->error;
+		}
+		if (c->size % td->page_size) {
+			rd_fail(r, at, "CPU %d data size %" PRIu64 " is not a whole number of "
+				"%u-byte pages", i, c->size, td->page_size);
+			return r->error;
+		}
+	}
+	if (td->have_clock_opt) {
+		p = rd_blob(r, 8, &len, "trace clock");
+		if (!p)
+			return r->error;
+		parse_clock(td, p, len);
+	}
+	return 0;
+}
+
 static int parse(struct evt_tracedat *td)
 {
+	uint64_t buffer_at = 0;
+	size_t buffer_opt_at = 0;
 	struct rd r = { .td = td };
 	const unsigned char *p;
 	const char *s, *ver;
@@ -742,7 +780,7 @@ static int parse(struct evt_tracedat *td)
 	if (!p)
 		return r.error;
 	if (!memcmp(p, "options  ", 10)) {
-		for (int guard = 0;; guard++) {
+		for (;;) {
 			uint32_t id, size;
 			const unsigned char *data;
 
@@ -760,9 +798,17 @@ static int parse(struct evt_tracedat *td)
 				return r.error;
 			}
 			data = rd_get(&r, size, "option");
+			if (!data)
+				return r.error;
 			if (id == TRACEDAT_OPT_TRACECLOCK) {
 				td->have_clock_opt = true;
 				parse_clock(td, data, size);
+			}
+			if (id == TRACEDAT_OPT_BUFFER && size >= 9 && !buffer_at) {
+				struct rd o = { .td = td, .pos = (size_t)(data - td->data) };
+
+				buffer_at = rd_u64(&o, "buffer offset");
+				buffer_opt_at = at;
 			}
 		}
 		at = r.pos;
@@ -782,31 +828,34 @@ static int parse(struct evt_tracedat *td)
 	td->cpus = calloc(n ? n : 1, sizeof(*td->cpus));
 	if (!td->cpus)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++) {
-		struct td_cpu *c = &td->cpus[i];
+	ret = read_cpu_table(&r);
+	if (ret)
+		return ret;
+	/*
+	 * trace-cmd extract -B NAME (and record -B) leave the top buffer empty and
+	 * put the instance's pages in a BUFFER option: read the first one then.
+	 */
+	if (buffer_at) {
+		bool empty = true;
 
-		at = r.pos;
-		c->offset = rd_u64(&r, "cpu offset");
-		c->size = rd_u64(&r, "cpu size");
-		if (r.error)
-			return r.error;
-		if (c->size && (c->offset > td->len || c->size > td->len - c->offset)) {
-			rd_fail(&r, at, "CPU %u data (%" PRIu64 " bytes at %" PRIu64
-				") runs past the end of the file (%zu bytes)", i, c->size,
-				c->offset, td->len);
-			return r.error;
+		for (int i = 0; i < td->nr_cpus; i++)
+			empty &= td->cpus[i].size == 0;
+		if (empty) {
+			if (buffer_at > td->len - 10) {
+				rd_fail(&r, buffer_opt_at, "buffer option offset %" PRIu64
+					" is past the end of the file", buffer_at);
+				return r.error;
+			}
+			r.pos = (size_t)buffer_at;
+			p = rd_get(&r, 10, "buffer flyrecord");
+			if (p && memcmp(p, "flyrecord", 10))
+				rd_fail(&r, (size_t)buffer_at, "expected flyrecord of a buffer");
+			if (r.error)
+				return r.error;
+			ret = read_cpu_table(&r);
+			if (ret)
+				return ret;
 		}
-		if (c->size % td->page_size) {
-			rd_fail(&r, at, "CPU %u data size %" PRIu64 " is not a whole number of "
-				"%u-byte pages", i, c->size, td->page_size);
-			return r.error;
-		}
-	}
-	if (td->have_clock_opt) {
-		p = rd_blob(&r, 8, &len, "trace clock");
-		if (!p)
-			return r.error;
-		parse_clock(td, p, len);
 	}
 	return 0;
 }
