@@ -38,7 +38,7 @@
 
 #include "bench.h"
 
-#define BATCH 1000
+#define BATCH  1000
 #define NBATCH 2000
 
 static double now_s(void)
@@ -161,7 +161,7 @@ static struct cost write_cost(const char *dir, unsigned int len)
 		}
 		t1 = now_ns();
 		fl[b] = (double)(t1 - t0) / BATCH;
-		usleep(50);	/* let the flusher and reader keep up */
+		usleep(50); /* let the flusher and reader keep up */
 	}
 	evt_tracepipe_flush(chan);
 	kill(pid, SIGTERM);

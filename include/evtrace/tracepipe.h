@@ -34,50 +34,50 @@
 extern "C" {
 #endif
 
-#define EVT_TRACEPIPE_MAGIC		0x50545645u	/* "EVTP" in a little-endian dump */
-#define EVT_TRACEPIPE_VERSION		1
-#define EVT_TRACEPIPE_PAGE_SIZE		4096	/* largest page in the stream */
-#define EVT_TRACEPIPE_PAGE_HDR		32	/* sizeof(struct evt_tracepipe_page_header) */
-#define EVT_TRACEPIPE_REC_HDR		12	/* sizeof(struct evt_tracepipe_record_header) */
-#define EVT_TRACEPIPE_REC_ALIGN		4
+#define EVT_TRACEPIPE_MAGIC	0x50545645u /* "EVTP" in a little-endian dump */
+#define EVT_TRACEPIPE_VERSION	1
+#define EVT_TRACEPIPE_PAGE_SIZE 4096 /* largest page in the stream */
+#define EVT_TRACEPIPE_PAGE_HDR	32   /* sizeof(struct evt_tracepipe_page_header) */
+#define EVT_TRACEPIPE_REC_HDR	12   /* sizeof(struct evt_tracepipe_record_header) */
+#define EVT_TRACEPIPE_REC_ALIGN 4
 /* The largest blob: one record alone in a page, 4 bytes short of its end (4048). */
 #define EVT_TRACEPIPE_MAX_EVENT \
 	(EVT_TRACEPIPE_PAGE_SIZE - EVT_TRACEPIPE_PAGE_HDR - EVT_TRACEPIPE_REC_HDR - 4)
 
 /* The first 32 bytes of every page in the stream. */
 struct evt_tracepipe_page_header {
-	uint32_t magic;		/* EVT_TRACEPIPE_MAGIC */
-	uint16_t version;	/* EVT_TRACEPIPE_VERSION */
-	uint16_t hdr_size;	/* EVT_TRACEPIPE_PAGE_HDR: where the first record starts */
-	uint32_t size;		/* bytes of this page in the stream, header included */
-	uint32_t cpu;		/* the CPU whose buffer the page is from */
-	uint64_t seq;		/* page number on this CPU: 0, 1, 2...; a gap = pages lost */
-	uint64_t missed;	/* events this CPU missed (no free page) before the page opened */
+	uint32_t magic;	   /* EVT_TRACEPIPE_MAGIC */
+	uint16_t version;  /* EVT_TRACEPIPE_VERSION */
+	uint16_t hdr_size; /* EVT_TRACEPIPE_PAGE_HDR: where the first record starts */
+	uint32_t size;	   /* bytes of this page in the stream, header included */
+	uint32_t cpu;	   /* the CPU whose buffer the page is from */
+	uint64_t seq;	   /* page number on this CPU: 0, 1, 2...; a gap = pages lost */
+	uint64_t missed;   /* events this CPU missed (no free page) before the page opened */
 };
 
 /* Before every record (packed: 12 bytes; records are 4-byte aligned). */
 struct evt_tracepipe_record_header {
-	uint64_t cycles;	/* the cycle counter (x86-64 TSC) when the event was written */
-	uint16_t cpu;		/* the CPU it was written on (the page's) */
-	uint16_t len;		/* payload bytes that follow */
+	uint64_t cycles; /* the cycle counter (x86-64 TSC) when the event was written */
+	uint16_t cpu;	 /* the CPU it was written on (the page's) */
+	uint16_t len;	 /* payload bytes that follow */
 } __attribute__((packed));
 
 /* Channel options (evt_tracepipe_create_channel_opts); zero means the default. */
 struct evt_tracepipe_opts {
-	const char *dir;		/* the FIFO's directory; default $XDG_RUNTIME_DIR/evtrace */
-	unsigned int pages_per_cpu;	/* power of two, 2..65536; default 16 (64 KiB) */
-	unsigned int flags;		/* EVT_TRACEPIPE_* below */
-	unsigned int pipe_size;		/* F_SETPIPE_SZ of the FIFO; default 1 MiB (best effort) */
+	const char *dir;	    /* the FIFO's directory; default $XDG_RUNTIME_DIR/evtrace */
+	unsigned int pages_per_cpu; /* power of two, 2..65536; default 16 (64 KiB) */
+	unsigned int flags;	    /* EVT_TRACEPIPE_* below */
+	unsigned int pipe_size;	    /* F_SETPIPE_SZ of the FIFO; default 1 MiB (best effort) */
 };
 
 /* Hand full pages to the pipe with vmsplice() instead of write() (see docs/tracepipe.md). */
-#define EVT_TRACEPIPE_VMSPLICE		0x1u
+#define EVT_TRACEPIPE_VMSPLICE 0x1u
 /*
  * Wrap: when a CPU runs out of pages because the reader is slow, throw away its oldest pages
  * waiting for the pipe (their events count as missed) instead of the new events. Not with
  * EVT_TRACEPIPE_VMSPLICE.
  */
-#define EVT_TRACEPIPE_WRAP		0x2u
+#define EVT_TRACEPIPE_WRAP     0x2u
 
 struct evt_tracepipe_channel;
 
@@ -105,8 +105,8 @@ const char *evt_tracepipe_path(const struct evt_tracepipe_channel *chan);
 /* The parser: a page read from the stream, and its records. Trusts nothing. */
 struct evt_tracepipe_page {
 	struct evt_tracepipe_page_header hdr;
-	const unsigned char *data;	/* the page as given to evt_tracepipe_page_parse() */
-	uint32_t next;			/* offset of the next record */
+	const unsigned char *data; /* the page as given to evt_tracepipe_page_parse() */
+	uint32_t next;		   /* offset of the next record */
 };
 
 struct evt_tracepipe_record {

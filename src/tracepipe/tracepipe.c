@@ -55,52 +55,52 @@
 #include "compat/cpu.h"
 #include "compat/rseq.h"
 
-#define TP_PSZ		EVT_TRACEPIPE_PAGE_SIZE
-#define TP_PSHIFT	12
-#define TP_OFF(pos)	((uint32_t)((pos) & (TP_PSZ - 1)))
-#define TP_SEQ(pos)	((pos) >> TP_PSHIFT)
-#define TP_MAX_CPUS	4096
-#define TP_IOV		64
+#define TP_PSZ	    EVT_TRACEPIPE_PAGE_SIZE
+#define TP_PSHIFT   12
+#define TP_OFF(pos) ((uint32_t)((pos) & (TP_PSZ - 1)))
+#define TP_SEQ(pos) ((pos) >> TP_PSHIFT)
+#define TP_MAX_CPUS 4096
+#define TP_IOV	    64
 
 _Static_assert(TP_PSZ == 1 << TP_PSHIFT, "page shift");
 
 /* The commit counters of one page of a CPU's ring. */
 struct tp_slot {
-	uint64_t commit;	/* rseq mode: plain adds on the owner CPU only */
-	uint64_t rcommit;	/* locked adds from any CPU (CAS mode, migrated writers, seals) */
+	uint64_t commit;  /* rseq mode: plain adds on the owner CPU only */
+	uint64_t rcommit; /* locked adds from any CPU (CAS mode, migrated writers, seals) */
 };
 
 struct tp_cpu {
 	/* written by this CPU's writers at event rate */
-	struct evt_pair w;	/* lo: stream position; hi: seal generation (rseq mode) */
-	uint64_t avail;		/* pages with seq < avail may be opened (flusher, release) */
-	uint64_t missed;	/* events without a free page */
+	struct evt_pair w; /* lo: stream position; hi: seal generation (rseq mode) */
+	uint64_t avail;	   /* pages with seq < avail may be opened (flusher, release) */
+	uint64_t missed;   /* events without a free page */
 	unsigned char *pages;
 	struct tp_slot *slots;
 	/* flusher only */
 	uint64_t collect;	/* next page to look at */
-	uint64_t discard_below;	/* complete pages below are recycled unsent */
+	uint64_t discard_below; /* complete pages below are recycled unsent */
 	uint64_t flush_upto;	/* a flush waits until collect reaches this */
 } __cacheline_aligned;
 
 /* A complete page on its way to the pipe (flusher only). */
 struct tp_qent {
 	uint32_t cpu;
-	uint32_t size;		/* bytes to send */
-	uint32_t sent;		/* bytes sent so far */
-	uint32_t dropped;	/* wrap: thrown away unsent, already recycled (size 0) */
+	uint32_t size;	  /* bytes to send */
+	uint32_t sent;	  /* bytes sent so far */
+	uint32_t dropped; /* wrap: thrown away unsent, already recycled (size 0) */
 	uint64_t seq;
-	uint64_t end;		/* pipe position after its last byte (vmsplice recycling) */
+	uint64_t end; /* pipe position after its last byte (vmsplice recycling) */
 };
 
 struct evt_tracepipe_channel {
 	/* read by every event */
-	uint32_t enabled;	/* a reader is attached (flusher, release; writers relaxed) */
+	uint32_t enabled; /* a reader is attached (flusher, release; writers relaxed) */
 	int rseq;
 	unsigned int nr_cpus;
-	unsigned int npages;	/* per CPU, power of two */
+	unsigned int npages; /* per CPU, power of two */
 	struct tp_cpu *cpus;
-	uint32_t sleeping __cacheline_aligned;	/* the flusher is about to sleep: wake it */
+	uint32_t sleeping __cacheline_aligned; /* the flusher is about to sleep: wake it */
 	int efd;
 
 	unsigned int flags;
@@ -115,13 +115,13 @@ struct evt_tracepipe_channel {
 	pthread_cond_t cond;
 	/* under lock */
 	int stop;
-	int wfd;		/* the FIFO's write end while attached, else -1 */
+	int wfd; /* the FIFO's write end while attached, else -1 */
 	uint64_t flush_req, flush_done;
 	int flush_err;
 	/* flusher only */
-	uint64_t flush_target;	/* a flush being served (0: none) */
+	uint64_t flush_target; /* a flush being served (0: none) */
 	struct tp_qent *q;
-	uint64_t qcap, qhead, qsend, qtail;	/* recycled < qhead <= qsend <= qtail */
+	uint64_t qcap, qhead, qsend, qtail; /* recycled < qhead <= qsend <= qtail */
 	uint64_t pipe_pos;
 	uint64_t missed_shown;
 	uint64_t missed_time;
@@ -135,7 +135,7 @@ static inline unsigned int tp_this_cpu(const struct evt_tracepipe_channel *chan)
 
 #if EVT_HAVE_RSEQ_OPS
 	if (chan->rseq)
-		return evt_rseq_cpu();	/* may be >= nr_cpus (hotplug): the caller checks */
+		return evt_rseq_cpu(); /* may be >= nr_cpus (hotplug): the caller checks */
 #endif
 	cpu = (unsigned int)evt_cpu_current();
 	if (unlikely(cpu >= chan->nr_cpus))
@@ -170,8 +170,8 @@ static inline bool tp_w_cas(const struct evt_tracepipe_channel *chan, struct tp_
  * release too). rseq mode uses the plain counter while the thread is on
  * @owner, the locked one after a migration.
  */
-static inline void tp_commit_bytes(const struct evt_tracepipe_channel *chan,
-				   struct tp_slot *slot, unsigned int owner, uint32_t bytes)
+static inline void tp_commit_bytes(const struct evt_tracepipe_channel *chan, struct tp_slot *slot,
+				   unsigned int owner, uint32_t bytes)
 {
 #if EVT_HAVE_RSEQ_OPS
 	if (chan->rseq) {
@@ -194,7 +194,7 @@ static inline unsigned char *tp_page(const struct evt_tracepipe_channel *chan,
 
 static void tp_wake_flusher(struct evt_tracepipe_channel *chan)
 {
-	int saved = errno;	/* we are maybe in a signal handler: leave errno alone */
+	int saved = errno; /* we are maybe in a signal handler: leave errno alone */
 	uint64_t one = 1;
 
 	if (write(chan->efd, &one, sizeof(one)) < 0) {
@@ -209,9 +209,10 @@ static void tp_wake_flusher(struct evt_tracepipe_channel *chan)
  * address, NULL with *@err set (-ENOBUFS: counted as missed), or
  * (void *)1 to retry.
  */
-static __attribute__((noinline)) unsigned char *
-tp_reserve_slow(struct evt_tracepipe_channel *chan, struct tp_cpu *c, unsigned int cpu,
-		uint64_t pos, uint64_t gen, uint32_t need, int *err)
+static __attribute__((noinline)) unsigned char *tp_reserve_slow(struct evt_tracepipe_channel *chan,
+								struct tp_cpu *c, unsigned int cpu,
+								uint64_t pos, uint64_t gen,
+								uint32_t need, int *err)
 {
 	uint32_t off = TP_OFF(pos);
 	uint64_t seq = TP_SEQ(pos) + (off ? 1 : 0);
@@ -224,7 +225,7 @@ tp_reserve_slow(struct evt_tracepipe_channel *chan, struct tp_cpu *c, unsigned i
 		/* Not our page to take if w moved meanwhile: let the caller look again. */
 		if (ld_relaxed(&c->w.lo) != pos)
 			return (unsigned char *)1;
-		add_relaxed(&c->missed, 1);	/* the flusher sums it; no order needed */
+		add_relaxed(&c->missed, 1); /* the flusher sums it; no order needed */
 		/* Wrap: the flusher frees pages by dropping old ones; make sure it is awake. */
 		if (unlikely(chan->flags & EVT_TRACEPIPE_WRAP) && ld_relaxed(&chan->sleeping) &&
 		    xchg_acq_rel(&chan->sleeping, 0))
@@ -271,9 +272,10 @@ tp_reserve_slow(struct evt_tracepipe_channel *chan, struct tp_cpu *c, unsigned i
 	return page + EVT_TRACEPIPE_PAGE_HDR;
 }
 
-static inline __attribute__((always_inline)) void *
-tp_reserve(struct evt_tracepipe_channel *chan, unsigned int len,
-	   struct evt_tracepipe_reservation *res, int *err)
+static inline __attribute__((always_inline)) void *tp_reserve(struct evt_tracepipe_channel *chan,
+							      unsigned int len,
+							      struct evt_tracepipe_reservation *res,
+							      int *err)
 {
 	uint32_t need = (EVT_TRACEPIPE_REC_HDR + len + EVT_TRACEPIPE_REC_ALIGN - 1) &
 			~(uint32_t)(EVT_TRACEPIPE_REC_ALIGN - 1);
@@ -353,8 +355,8 @@ static __attribute__((noinline)) void tp_copy_big(void *dst, const void *src, si
  * The payload copy. Small sizes with two overlapping fixed-size copies
  * (each one or two moves), as libc's memcpy does, without the call.
  */
-static inline __attribute__((always_inline)) void tp_copy(unsigned char *d,
-							  const unsigned char *s, unsigned int len)
+static inline __attribute__((always_inline)) void tp_copy(unsigned char *d, const unsigned char *s,
+							  unsigned int len)
 {
 	if (len >= 16 && len <= 32) {
 		memcpy(d, s, 16);
@@ -410,8 +412,7 @@ void *evt_tracepipe_reserve(struct evt_tracepipe_channel *chan, unsigned int len
 }
 
 /** evt_tracepipe_commit() - publish a record of evt_tracepipe_reserve(). */
-void evt_tracepipe_commit(struct evt_tracepipe_channel *chan,
-			  struct evt_tracepipe_reservation *res)
+void evt_tracepipe_commit(struct evt_tracepipe_channel *chan, struct evt_tracepipe_reservation *res)
 {
 	tp_commit(chan, res);
 }
@@ -440,7 +441,7 @@ static uint64_t tp_seal(struct evt_tracepipe_channel *chan, struct tp_cpu *c)
 		unsigned char *page;
 		uint32_t off;
 
-		pair_load(&c->w, &pos, &gen);	/* acquire: pairs with writers' CAS */
+		pair_load(&c->w, &pos, &gen); /* acquire: pairs with writers' CAS */
 		off = TP_OFF(pos);
 		npos = pos - off + TP_PSZ;
 		seq = TP_SEQ(pos);
@@ -451,7 +452,7 @@ static uint64_t tp_seal(struct evt_tracepipe_channel *chan, struct tp_cpu *c)
 				continue;
 			rseq_ops_fence();
 			if (ld_acquire(&c->w.hi) != gen + 1)
-				continue;	/* a writer's store went over ours: not sealed */
+				continue; /* a writer's store went over ours: not sealed */
 		} else {
 			exp = pos;
 			if (!cas_acq_rel(&c->w.lo, &exp, npos))
@@ -510,9 +511,9 @@ static int tp_collect(struct evt_tracepipe_channel *chan)
 			page = c->pages + ((seq & (chan->npages - 1)) << TP_PSHIFT);
 			memcpy(&size, page + offsetof(struct evt_tracepipe_page_header, size), 4);
 			if (size < EVT_TRACEPIPE_PAGE_HDR || size > TP_PSZ)
-				size = EVT_TRACEPIPE_PAGE_HDR;	/* cannot happen: stay sane */
-			chan->q[chan->qtail % chan->qcap] = (struct tp_qent){
-				.cpu = i, .size = size, .seq = seq };
+				size = EVT_TRACEPIPE_PAGE_HDR; /* cannot happen: stay sane */
+			chan->q[chan->qtail % chan->qcap] =
+				(struct tp_qent){ .cpu = i, .size = size, .seq = seq };
 			chan->qtail++;
 		}
 	}
@@ -553,7 +554,7 @@ static int tp_send(struct evt_tracepipe_channel *chan, int wfd)
 				continue;
 			if (errno == EAGAIN)
 				return -EAGAIN;
-			return -EPIPE;	/* EPIPE, or anything else: treat the reader as gone */
+			return -EPIPE; /* EPIPE, or anything else: treat the reader as gone */
 		}
 		chan->pipe_pos += (uint64_t)n;
 		/* Entries done (dropped ones have size 0: done at once), then the bytes sent. */
@@ -679,7 +680,7 @@ static void tp_attach(struct evt_tracepipe_channel *chan, int fd)
 	if (fl >= 0)
 		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 	if (chan->pipe_size)
-		fcntl(fd, F_SETPIPE_SZ, (int)chan->pipe_size);	/* best effort */
+		fcntl(fd, F_SETPIPE_SZ, (int)chan->pipe_size); /* best effort */
 	/*
 	 * Recording is off; what an earlier session left is discarded: close
 	 * every open page (until none is open: a straggling writer that read
@@ -701,7 +702,7 @@ static void tp_detach(struct evt_tracepipe_channel *chan)
 {
 	st_release(&chan->enabled, 0);
 	pthread_mutex_lock(&chan->lock);
-	close(chan->wfd);	/* the last writer: the pipe and its page references go */
+	close(chan->wfd); /* the last writer: the pipe and its page references go */
 	chan->wfd = -1;
 	if (chan->flush_done < chan->flush_req) {
 		chan->flush_done = chan->flush_req;
@@ -791,7 +792,7 @@ static void *tp_flusher(void *arg)
 			if (fd < 0) {
 				struct timespec ts = { 0, 10 * 1000 * 1000 };
 
-				nanosleep(&ts, NULL);	/* EINTR, or the FIFO is gone: look again */
+				nanosleep(&ts, NULL); /* EINTR, or the FIFO is gone: look again */
 				continue;
 			}
 			pthread_mutex_lock(&chan->lock);
@@ -806,7 +807,7 @@ static void *tp_flusher(void *arg)
 		if (ret == -EPIPE) {
 			struct timespec zero = { 0, 0 };
 
-			sigtimedwait(&pipe_set, NULL, &zero);	/* the SIGPIPE we blocked */
+			sigtimedwait(&pipe_set, NULL, &zero); /* the SIGPIPE we blocked */
 			tp_detach(chan);
 			attached = 0;
 			continue;
@@ -826,7 +827,7 @@ static void *tp_flusher(void *arg)
 		pthread_mutex_unlock(&chan->lock);
 
 		pfd[0].fd = chan->wfd;
-		pfd[0].events = ret == -EAGAIN ? POLLOUT : 0;	/* POLLERR: the reader left */
+		pfd[0].events = ret == -EAGAIN ? POLLOUT : 0; /* POLLERR: the reader left */
 		pfd[1].fd = chan->efd;
 		pfd[1].events = POLLIN;
 		if (ret == -EAGAIN) {
@@ -852,7 +853,7 @@ static void *tp_flusher(void *arg)
 		st_relaxed(&chan->sleeping, 0);
 		if (pfd[1].revents & POLLIN)
 			tp_drain_efd(chan);
-		if (pfd[0].revents & POLLERR) {	/* no reader left (POLLOUT may be set too) */
+		if (pfd[0].revents & POLLERR) { /* no reader left (POLLOUT may be set too) */
 			tp_detach(chan);
 			attached = 0;
 		}
@@ -979,8 +980,8 @@ int evt_tracepipe_create_channel_opts(const char *name, const struct evt_tracepi
 	/* Pages first (page aligned: vmsplice gives whole pages), then the counters. */
 	per_cpu_pages = (size_t)chan->npages * TP_PSZ;
 	slots_len = ALIGN_UP((size_t)chan->npages * sizeof(struct tp_slot), (size_t)EVT_CACHELINE);
-	chan->mem_len = ALIGN_UP(((size_t)chan->nr_cpus) * (per_cpu_pages + slots_len),
-				 (size_t)TP_PSZ);
+	chan->mem_len =
+		ALIGN_UP(((size_t)chan->nr_cpus) * (per_cpu_pages + slots_len), (size_t)TP_PSZ);
 	chan->mem = mmap(NULL, chan->mem_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			 -1, 0);
 	if (chan->mem == MAP_FAILED) {

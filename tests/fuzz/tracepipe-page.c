@@ -74,8 +74,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
  */
 static size_t page(unsigned char *out, uint32_t cpu, uint64_t seq, int nrec, int reclen)
 {
-	struct evt_tracepipe_page_header h = { EVT_TRACEPIPE_MAGIC, EVT_TRACEPIPE_VERSION,
-					       EVT_TRACEPIPE_PAGE_HDR, 0, cpu, seq, 7 };
+	struct evt_tracepipe_page_header h = {
+		EVT_TRACEPIPE_MAGIC, EVT_TRACEPIPE_VERSION, EVT_TRACEPIPE_PAGE_HDR, 0, cpu, seq, 7
+	};
 	size_t off = EVT_TRACEPIPE_PAGE_HDR;
 
 	for (int i = 0; i < nrec; i++) {
@@ -117,7 +118,7 @@ int main(int argc, char **argv)
 	put(argv[1], "three-pages", b, n);
 	put(argv[1], "truncated", b, n - 100);
 	n = page(b, 0, 0, 4, 16);
-	b[n - 18] = 0xff;	/* the last record's len now crosses the page end */
+	b[n - 18] = 0xff; /* the last record's len now crosses the page end */
 	b[n - 17] = 0x0f;
 	put(argv[1], "crossing", b, n);
 	n = page(b, 0, 0, 2, 0);

@@ -31,7 +31,7 @@ struct payload {
 
 struct totals {
 	uint32_t nw;
-	uint32_t wrap;	/* pages thrown away: a writer's received <= recorded */
+	uint32_t wrap; /* pages thrown away: a writer's received <= recorded */
 	uint64_t ok[MAXW];
 	uint64_t written;
 	uint64_t missed;
@@ -61,14 +61,14 @@ static void emit(int wid)
 	else if (r == -ENOBUFS)
 		w_missed[wid]++;
 	else
-		abort();	/* -EPIPE: the reader left in the middle of the round */
+		abort(); /* -EPIPE: the reader left in the middle of the round */
 }
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	if (my_id >= 0)
-		emit(nthreads + my_id);	/* the handler's own writer id */
+		emit(nthreads + my_id); /* the handler's own writer id */
 }
 
 static void *writer(void *arg)
@@ -191,7 +191,7 @@ static int consumer(const char *fifo, int ctl)
 			break;
 	}
 	if (have)
-		bad++;	/* a partial page left over */
+		bad++; /* a partial page left over */
 	for (uint32_t w = 0; w < t.nw; w++) {
 		if (t.wrap ? got[w] > t.ok[w] : got[w] != t.ok[w]) {
 			fprintf(stderr, "writer %u: received %" PRIu64 ", recorded %" PRIu64 "\n",
@@ -201,8 +201,8 @@ static int consumer(const char *fifo, int ctl)
 		sum += got[w];
 	}
 	printf("consumer: %" PRIu64 " pages, %" PRIu64 " records received + %" PRIu64
-	       " missed = %" PRIu64 " written; %" PRIu64 " bad\n", pages, sum, t.missed,
-	       t.written, bad);
+	       " missed = %" PRIu64 " written; %" PRIu64 " bad\n",
+	       pages, sum, t.missed, t.written, bad);
 	if (sum + t.missed != t.written)
 		bad++;
 	return bad ? 1 : 0;
@@ -219,7 +219,7 @@ static void round_run(const char *dir, unsigned int flags, double seconds, int n
 	T_ASSERT_OK(evt_tracepipe_create_channel_opts("torture", &o, &chan));
 	if (pipe(ctl))
 		t_fail("pipe");
-	fflush(stdout);	/* or the child prints our buffer again */
+	fflush(stdout); /* or the child prints our buffer again */
 	pid = fork();
 	if (pid == 0) {
 		close(ctl[1]);
@@ -256,8 +256,11 @@ static void round_run(const char *dir, unsigned int flags, double seconds, int n
 		t.missed += w_missed[w];
 	}
 	printf("round %s: %d writers (+ their signal handlers), %" PRIu64 " written, %" PRIu64
-	       " refused\n", flags & EVT_TRACEPIPE_VMSPLICE ? "vmsplice" :
-	       flags & EVT_TRACEPIPE_WRAP ? "wrap" : "write", nthreads, t.written, t.missed);
+	       " refused\n",
+	       flags & EVT_TRACEPIPE_VMSPLICE ? "vmsplice" :
+	       flags & EVT_TRACEPIPE_WRAP     ? "wrap" :
+						"write",
+	       nthreads, t.written, t.missed);
 	if (flags & EVT_TRACEPIPE_WRAP) {
 		/* missed = refused + the records of the pages thrown away */
 		T_ASSERT(evt_tracepipe_missed(chan) >= t.missed);

@@ -5,8 +5,12 @@
  * trace0, next to the control files):
  *  - cat --once DIR prints every record, in order, padding stripped, and
  *    skips the control files;
- *  - record -o OUT DIR writes OUT/trace0 with the same bytes and ends
- *    by itself when the trace is cleaned up (channel closed, all read);
+ *  - record -o OUT DIR, started before the records are written (on a
+ *    second trace), writes OUT/trace0 with exactly those bytes - the
+ *    command must not open the control files (opening "rewind" for
+ *    writing would rewind it) - and ends by itself when the trace is
+ *    cleaned up (channel closed, all read);
+ *  - cat --once on a per-CPU trace (trace0..N-1): every record once;
  *  - with stderr on a terminal (a pty) the live line appears, with the
  *    exact dropped count, and SIGINT ends the command with status 0;
  *  - a source that is not a relay buffer fails (1), usage errors 2.
@@ -146,16 +150,22 @@ int main(void)
 		close(master);
 	}
 
-	/* record: runs until the trace is cleaned up */
-	evt_relay_reset(t->rchan);
-	pid = run((char *[]){ "evtrace", "relay", "record", "-o", out, dir, NULL }, &fd, -1);
+	/* record, on a second trace: runs until the trace is cleaned up */
+	evt_trace_stop(t);
+	evt_trace_cleanup(t);
+	T_ASSERT_OK(evt_trace_setup(tpt_dir, "cmdrelay2", 1024, 64, EVT_TRACE_GLOBAL_CHANNEL, &t));
+	T_ASSERT_OK(evt_trace_start(t));
+	snprintf(dir, sizeof(dir), "%s/cmdrelay2", tpt_dir);
+	pid = run((char *[]){ "evtrace", "relay", "record", "-o", out, dir, NULL }, &fd, 2);
+	snprintf(file, sizeof(file), "%s/trace0", out);
+	while (access(file, F_OK)) /* it has opened the buffers, then made its files */
+		usleep(1000);
 	for (int i = 0; i < 1000; i++)
 		record(t, i);
 	evt_trace_stop(t);
-	evt_trace_cleanup(t);	/* closes the channel: the command reads the rest and ends */
+	evt_trace_cleanup(t); /* closes the channel: the command reads the rest and ends */
 	T_ASSERT_EQ(wait_status(pid), 0);
 	close(fd);
-	snprintf(file, sizeof(file), "%s/trace0", out);
 	{
 		size_t len;
 		unsigned char *b = tpt_slurp(file, &len);
@@ -163,6 +173,30 @@ int main(void)
 		check_records((const char *)b, len, 1000);
 		free(b);
 	}
+
+	/* a per-CPU trace: trace0..N-1, each record once across the files */
+	T_ASSERT_OK(evt_trace_setup(tpt_dir, "percpu", 1024, 64, 0, &t));
+	T_ASSERT_OK(evt_trace_start(t));
+	snprintf(dir, sizeof(dir), "%s/percpu", tpt_dir);
+	for (int i = 0; i < 300; i++)
+		record(t, i);
+	evt_relay_flush(t->rchan);
+	pid = run((char *[]){ "evtrace", "relay", "cat", "--once", dir, NULL }, &fd, -1);
+	n = (int)read_all(fd, buf, sizeof(buf));
+	T_ASSERT_EQ(wait_status(pid), 0);
+	T_ASSERT_EQ(n, 300 * RSZ);
+	{
+		static unsigned char seen[300];
+
+		for (int i = 0; i < 300; i++) {
+			int v = atoi(buf + (size_t)i * RSZ + 7);
+
+			T_ASSERT(v >= 0 && v < 300 && !seen[v]);
+			seen[v] = 1;
+		}
+	}
+	evt_trace_stop(t);
+	evt_trace_cleanup(t);
 
 	/* errors */
 	pid = run((char *[]){ "evtrace", "relay", "cat", "/dev/null", NULL }, &fd, -1);

@@ -117,17 +117,19 @@ int main(void)
 		t_skip("%s is not built", EVT_TOOL);
 	snprintf(dir, sizeof(dir), "%s", tpt_mkdir());
 	snprintf(file, sizeof(file), "%s/out.tp", dir);
-	T_ASSERT_OK(evt_tracepipe_create_channel_opts("cmdtest", &(struct evt_tracepipe_opts){
-						.dir = dir }, &chan));
+	T_ASSERT_OK(evt_tracepipe_create_channel_opts(
+		"cmdtest", &(struct evt_tracepipe_opts){ .dir = dir }, &chan));
 
 	/* list */
 	T_ASSERT_EQ(simple((char *[]){ "evtrace", "tracepipe", "list", "-D", dir, NULL }, buf,
-			   sizeof(buf)), 0);
+			   sizeof(buf)),
+		    0);
 	T_ASSERT(strstr(buf, "cmdtest") && strstr(buf, "missed 0"));
 
 	/* record -c N */
-	pid = run((char *[]){ "evtrace", "tracepipe", "record", "-D", dir, "-o", file, "-c",
-			      "1000", "cmdtest", NULL }, &out, -1);
+	pid = run((char *[]){ "evtrace", "tracepipe", "record", "-D", dir, "-o", file, "-c", "1000",
+			      "cmdtest", NULL },
+		  &out, -1);
 	tpt_wait_attached(chan);
 	events(1000, 0);
 	T_ASSERT_EQ(wait_status(pid), 0);
@@ -144,7 +146,8 @@ int main(void)
 
 	/* cat -c 3: text lines */
 	pid = run((char *[]){ "evtrace", "tracepipe", "cat", "-c", "3", "-D", dir, "cmdtest",
-			      NULL }, &out, -1);
+			      NULL },
+		  &out, -1);
 	tpt_wait_attached(chan);
 	events(10, 0x41);
 	read_all(out, buf, sizeof(buf));
@@ -155,7 +158,8 @@ int main(void)
 
 	/* cat --ns: seconds.nanoseconds instead of cycles */
 	pid = run((char *[]){ "evtrace", "tracepipe", "cat", "--ns", "-c", "1", "-D", dir,
-			      "cmdtest", NULL }, &out, -1);
+			      "cmdtest", NULL },
+		  &out, -1);
 	tpt_wait_attached(chan);
 	events(1, 0x41);
 	read_all(out, buf, sizeof(buf));
@@ -178,7 +182,8 @@ int main(void)
 		if (openpty(&master, &slave, NULL, NULL, NULL))
 			t_skip("no pty: %s", strerror(errno));
 		pid = run((char *[]){ "evtrace", "tracepipe", "record", "-D", dir, "-o", file,
-				      "cmdtest", NULL }, &out, slave);
+				      "cmdtest", NULL },
+			  &out, slave);
 		close(slave);
 		tpt_wait_attached(chan);
 		events(500, 0);
@@ -204,10 +209,12 @@ int main(void)
 
 	/* errors */
 	T_ASSERT_EQ(simple((char *[]){ "evtrace", "tracepipe", "frob", "x", NULL }, buf,
-			   sizeof(buf)), 2);
+			   sizeof(buf)),
+		    2);
 	T_ASSERT_EQ(simple((char *[]){ "evtrace", "tracepipe", "cat", NULL }, buf, sizeof(buf)), 2);
 	T_ASSERT_EQ(simple((char *[]){ "evtrace", "tracepipe", "cat", "-D", dir, "nosuch", NULL },
-			   buf, sizeof(buf)), 1);
+			   buf, sizeof(buf)),
+		    1);
 	T_ASSERT_EQ(simple((char *[]){ "evtrace", "nosuchverb", NULL }, buf, sizeof(buf)), 2);
 
 	T_ASSERT_EQ(evt_tracepipe_remove_channel(chan), 0);

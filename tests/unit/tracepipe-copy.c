@@ -12,11 +12,11 @@
 
 #ifndef TPT_FLAGS
 #define TPT_FLAGS 0
-#define TPT_HOW TPT_READ
+#define TPT_HOW	  TPT_READ
 #endif
 
 #define NTHREADS 3
-#define NEVENTS 30000
+#define NEVENTS	 30000
 
 struct payload {
 	uint32_t tid;
@@ -113,7 +113,7 @@ int main(void)
 	/* the reader is gone: remove works, the FIFO and .missed file go */
 	while (evt_tracepipe_readers(chan))
 		usleep(1000);
-	while (tpt_missed_file(chan) != missed)	/* the flusher rewrites it within 50 ms */
+	while (tpt_missed_file(chan) != missed) /* the flusher rewrites it within 50 ms */
 		usleep(1000);
 	{
 		char path[4200];

@@ -13,8 +13,9 @@
 
 static size_t build(unsigned char *out, int nrec, int reclen)
 {
-	struct evt_tracepipe_page_header h = { EVT_TRACEPIPE_MAGIC, EVT_TRACEPIPE_VERSION,
-					       EVT_TRACEPIPE_PAGE_HDR, 0, 3, 9, 5 };
+	struct evt_tracepipe_page_header h = {
+		EVT_TRACEPIPE_MAGIC, EVT_TRACEPIPE_VERSION, EVT_TRACEPIPE_PAGE_HDR, 0, 3, 9, 5
+	};
 	size_t off = EVT_TRACEPIPE_PAGE_HDR;
 
 	for (int i = 0; i < nrec; i++) {
@@ -61,12 +62,24 @@ static void parser(void)
 		struct evt_tracepipe_page_header bad = h;
 
 		switch (field) {
-		case 0: bad.magic++; break;
-		case 1: bad.version++; break;
-		case 2: bad.hdr_size = 16; break;
-		case 3: bad.size = 31; break;
-		case 4: bad.size = EVT_TRACEPIPE_PAGE_SIZE + 4; break;
-		case 5: bad.hdr_size = 36; break;
+		case 0:
+			bad.magic++;
+			break;
+		case 1:
+			bad.version++;
+			break;
+		case 2:
+			bad.hdr_size = 16;
+			break;
+		case 3:
+			bad.size = 31;
+			break;
+		case 4:
+			bad.size = EVT_TRACEPIPE_PAGE_SIZE + 4;
+			break;
+		case 5:
+			bad.hdr_size = 36;
+			break;
 		}
 		memcpy(b, &bad, sizeof(bad));
 		T_ASSERT_EQ(evt_tracepipe_page_parse(b, sizeof(b), &pg), -EBADMSG);
@@ -116,8 +129,8 @@ static void check(const struct evt_tracepipe_page *pg, const struct evt_tracepip
 	last_cycles = rec->cycles;
 	if (rec->len == EVT_TRACEPIPE_MAX_EVENT) {
 		big++;
-		if (pg->hdr.size != EVT_TRACEPIPE_PAGE_HDR + EVT_TRACEPIPE_REC_HDR +
-				    EVT_TRACEPIPE_MAX_EVENT)
+		if (pg->hdr.size !=
+		    EVT_TRACEPIPE_PAGE_HDR + EVT_TRACEPIPE_REC_HDR + EVT_TRACEPIPE_MAX_EVENT)
 			bad++;
 	}
 	records++;
@@ -146,7 +159,7 @@ static void stream(void)
 		if (evt_tracepipe_event(chan, big_event, len) == 0)
 			ok++;
 		if (i % 50 == 0)
-			usleep(200);	/* let the flusher keep up: this test is about the format */
+			usleep(200); /* let the flusher keep up: this test is about the format */
 	}
 	T_ASSERT_EQ(evt_tracepipe_event(chan, big_event, EVT_TRACEPIPE_MAX_EVENT + 1), -EINVAL);
 	T_ASSERT_EQ(evt_tracepipe_flush(chan), 0);

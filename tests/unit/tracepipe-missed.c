@@ -16,7 +16,7 @@
 
 #define NEVENTS 20000
 
-static unsigned char outcome[NEVENTS];	/* 1 recorded, 2 missed */
+static unsigned char outcome[NEVENTS]; /* 1 recorded, 2 missed */
 static unsigned long long missed_before[NEVENTS + 1];
 static unsigned long long got, bad;
 static uint64_t last_page_seq = UINT64_MAX;
@@ -51,8 +51,9 @@ static void check(const struct evt_tracepipe_page *pg, const struct evt_tracepip
 
 int main(void)
 {
-	struct evt_tracepipe_opts o = { .dir = tpt_mkdir(), .pages_per_cpu = 2,
-					.pipe_size = 4096, .flags = TPT_FLAGS };
+	struct evt_tracepipe_opts o = {
+		.dir = tpt_mkdir(), .pages_per_cpu = 2, .pipe_size = 4096, .flags = TPT_FLAGS
+	};
 	struct evt_tracepipe_channel *chan;
 	unsigned long long missed = 0;
 	struct tpt_reader r;
@@ -78,7 +79,7 @@ int main(void)
 	printf("missed %llu of %d\n", missed, NEVENTS);
 	T_ASSERT(missed > 0);
 	T_ASSERT_EQ(evt_tracepipe_missed(chan), missed);
-	while (tpt_missed_file(chan) != missed)	/* the flusher rewrites it within 50 ms */
+	while (tpt_missed_file(chan) != missed) /* the flusher rewrites it within 50 ms */
 		usleep(1000);
 
 	tpt_reader_send(&r, 'g');

@@ -46,10 +46,14 @@ static inline const char *tpt_mkdir(void)
 
 struct tpt_reader {
 	pid_t pid;
-	int ctl;	/* write 'g' (start reading), 'd' (drain what is there, then exit) */
+	int ctl; /* write 'g' (start reading), 'd' (drain what is there, then exit) */
 };
 
-enum { TPT_READ = 0, TPT_SPLICE = 1, TPT_WAIT = 2 };
+enum {
+	TPT_READ = 0,
+	TPT_SPLICE = 1,
+	TPT_WAIT = 2
+};
 
 /*
  * A child that opens @fifo for reading and copies the stream to @out:
@@ -103,7 +107,7 @@ static inline struct tpt_reader tpt_reader_start(const char *fifo, const char *o
 				continue;
 			}
 			if (n == 0 && !done) {
-				usleep(1000);	/* no writer yet (or between sessions) */
+				usleep(1000); /* no writer yet (or between sessions) */
 				continue;
 			}
 			if (n < 0 && errno != EAGAIN && errno != EINTR)
@@ -173,9 +177,9 @@ static inline unsigned char *tpt_slurp(const char *path, size_t *len)
  * record (and its page); returns the number of pages.
  */
 static inline size_t tpt_walk(const unsigned char *buf, size_t len,
-		       void (*fn)(const struct evt_tracepipe_page *,
-				  const struct evt_tracepipe_record *, void *),
-		       void *arg)
+			      void (*fn)(const struct evt_tracepipe_page *,
+					 const struct evt_tracepipe_record *, void *),
+			      void *arg)
 {
 	size_t off = 0, pages = 0;
 

@@ -34,7 +34,9 @@ static void check(const struct evt_tracepipe_page *pg, const struct evt_tracepip
 
 int main(void)
 {
-	struct evt_tracepipe_opts o = { .dir = tpt_mkdir(), .pages_per_cpu = 8, .pipe_size = 4096,
+	struct evt_tracepipe_opts o = { .dir = tpt_mkdir(),
+					.pages_per_cpu = 8,
+					.pipe_size = 4096,
 					.flags = EVT_TRACEPIPE_WRAP };
 	struct evt_tracepipe_channel *chan;
 	unsigned long long enobufs = 0;
@@ -65,7 +67,7 @@ int main(void)
 			enobufs++;
 		}
 		if (i % 1000 == 999)
-			usleep(100);	/* give the flusher time to throw old pages away */
+			usleep(100); /* give the flusher time to throw old pages away */
 	}
 	tpt_reader_send(&r, 'g');
 	T_ASSERT_EQ(evt_tracepipe_flush(chan), 0);
@@ -73,11 +75,12 @@ int main(void)
 	buf = tpt_slurp(out, &len);
 	tpt_walk(buf, len, check, NULL);
 	printf("%llu received, %llu refused, %llu missed in all, last recorded %lld, last received "
-	       "%lld\n", got, enobufs, (unsigned long long)evt_tracepipe_missed(chan),
+	       "%lld\n",
+	       got, enobufs, (unsigned long long)evt_tracepipe_missed(chan),
 	       (long long)last_recorded, (long long)last);
 	T_ASSERT_EQ(bad, 0);
 	T_ASSERT_EQ(got + evt_tracepipe_missed(chan), NEVENTS);
-	T_ASSERT(evt_tracepipe_missed(chan) > enobufs);	/* pages were thrown away */
+	T_ASSERT(evt_tracepipe_missed(chan) > enobufs); /* pages were thrown away */
 	T_ASSERT_EQ(last, last_recorded);		/* and the newest kept */
 	while (evt_tracepipe_readers(chan))
 		usleep(1000);

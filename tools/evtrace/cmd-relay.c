@@ -37,7 +37,7 @@
 struct rl_buf {
 	struct evt_relay_reader *r;
 	char name[NAME_MAX + 1];
-	int out;		/* record: the output file */
+	int out; /* record: the output file */
 	int eof;
 };
 
@@ -49,12 +49,11 @@ struct rl_opts {
 
 static void rl_usage(FILE *f)
 {
-	fprintf(f,
-		"usage: evtrace relay cat [-t SECONDS] [--once] [--stats] SOURCE...\n"
-		"       evtrace relay record [-o OUTDIR] [-t SECONDS] [--once] [--stats]"
-		" SOURCE...\n"
-		"SOURCE: a relay buffer file, or a directory of them (a relay channel's or a\n"
-		"GTSC trace's: its control files are skipped).\n");
+	fprintf(f, "usage: evtrace relay cat [-t SECONDS] [--once] [--stats] SOURCE...\n"
+		   "       evtrace relay record [-o OUTDIR] [-t SECONDS] [--once] [--stats]"
+		   " SOURCE...\n"
+		   "SOURCE: a relay buffer file, or a directory of them (a relay channel's or a\n"
+		   "GTSC trace's: its control files are skipped).\n");
 }
 
 static int rl_add(struct rl_buf *b, int *n, const char *path, int quiet)
@@ -88,7 +87,27 @@ static int rl_cmp(const void *a, const void *b)
 	return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x, y);
 }
 
-/* Every relay buffer of @dir, in name order; files that are not buffers are skipped. */
+/*
+ * GTSC control files are never opened: evt_relay_reader_open() opens
+ * O_RDWR, and closing a control file opened for writing is, to the
+ * traced program's watcher (inotify IN_CLOSE_WRITE), a write: "rewind"
+ * would rewind the reader, "state" be read again.
+ */
+static int rl_control_file(const char *name)
+{
+	static const char *const control[] = { "state", "dropped", "rewind", "nr_sub", "sub_size" };
+
+	for (size_t i = 0; i < sizeof(control) / sizeof(control[0]); i++)
+		if (!strcmp(name, control[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Every relay buffer of @dir, in name order. Files that are not buffers are
+ * skipped: GTSC control files by name, and what evt_relay_reader_open()
+ * refuses.
+ */
 static int rl_add_dir(struct rl_buf *b, int *n, const char *dir)
 {
 	char *names[RL_MAX];
@@ -114,7 +133,7 @@ static int rl_add_dir(struct rl_buf *b, int *n, const char *dir)
 		struct stat st;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		if (!ret && !stat(path, &st) && S_ISREG(st.st_mode))
+		if (!ret && !rl_control_file(names[i]) && !stat(path, &st) && S_ISREG(st.st_mode))
 			ret = rl_add(b, n, path, 1);
 		free(names[i]);
 	}
@@ -162,7 +181,7 @@ static int rl_run(const struct rl_opts *o, struct rl_buf *b, int n, int record)
 	int ret = 0, live;
 
 	status_init(&st, n == 1 ? b[0].name : "relay", o->stats);
-	st.records_known = 0;	/* relay data has no framing of ours: bytes only */
+	st.records_known = 0; /* relay data has no framing of ours: bytes only */
 	cmd_catch_signals();
 	for (;;) {
 		int moved = 0;
@@ -188,7 +207,7 @@ static int rl_run(const struct rl_opts *o, struct rl_buf *b, int n, int record)
 				st.bytes += (uint64_t)r;
 				moved = 1;
 			} else if (r == 0) {
-				b[i].eof = 1;	/* the channel is closed and all of it was read */
+				b[i].eof = 1; /* the channel is closed and all of it was read */
 			} else if (r != -EAGAIN) {
 				cmd_error("%s: %s", b[i].name, evt_strerror((int)r));
 				b[i].eof = 1;

@@ -36,27 +36,26 @@
 struct tp_opts {
 	const char *dir;
 	const char *out;
-	uint64_t count;		/* 0: no limit */
-	double seconds;		/* 0: no limit */
+	uint64_t count; /* 0: no limit */
+	double seconds; /* 0: no limit */
 	int raw, stats, ns;
 };
 
 struct tp_stream {
 	unsigned char *buf;
 	size_t have;
-	uint64_t cpu_missed[4096];	/* highest in-band missed seen per CPU */
+	uint64_t cpu_missed[4096]; /* highest in-band missed seen per CPU */
 	uint64_t bad;
 };
 
 static void tp_usage(FILE *f)
 {
-	fprintf(f,
-		"usage: evtrace tracepipe list [-D DIR]\n"
-		"       evtrace tracepipe cat [-D DIR] [--raw|--ns] [-c COUNT] [-t SECONDS]"
-		" [--stats] CHANNEL\n"
-		"       evtrace tracepipe record [-D DIR] [-o FILE] [-c COUNT] [-t SECONDS]"
-		" [--stats] CHANNEL\n"
-		"CHANNEL: a name in DIR (default $XDG_RUNTIME_DIR/evtrace) or a path.\n");
+	fprintf(f, "usage: evtrace tracepipe list [-D DIR]\n"
+		   "       evtrace tracepipe cat [-D DIR] [--raw|--ns] [-c COUNT] [-t SECONDS]"
+		   " [--stats] CHANNEL\n"
+		   "       evtrace tracepipe record [-D DIR] [-o FILE] [-c COUNT] [-t SECONDS]"
+		   " [--stats] CHANNEL\n"
+		   "CHANNEL: a name in DIR (default $XDG_RUNTIME_DIR/evtrace) or a path.\n");
 }
 
 static int tp_default_dir(char *buf, size_t len)
@@ -245,7 +244,7 @@ static int tp_wait(int fd, double deadline)
 			return 1;
 		if (r < 0 && errno != EINTR)
 			return 0;
-		return -1;	/* timeout: let the caller refresh its line */
+		return -1; /* timeout: let the caller refresh its line */
 	}
 }
 
@@ -309,7 +308,7 @@ static int cmd_tp_drain(const struct tp_opts *o, const char *chan, int record)
 	fd = tp_open_fifo(path);
 	if (fd < 0) {
 		if (cmd_stop)
-			ret = 0;	/* SIGINT while waiting for the program: fine */
+			ret = 0; /* SIGINT while waiting for the program: fine */
 		goto out_close;
 	}
 	deadline = o->seconds > 0 ? status_now() + o->seconds : 0;
@@ -320,15 +319,16 @@ static int cmd_tp_drain(const struct tp_opts *o, const char *chan, int record)
 		if (w == 0)
 			break;
 		if (w < 0) {
-			st.missed = st.missed > tp_read_missed_file(path) ? st.missed :
-				    tp_read_missed_file(path);
+			st.missed = st.missed > tp_read_missed_file(path) ?
+					    st.missed :
+					    tp_read_missed_file(path);
 			status_update(&st, 0);
 			continue;
 		}
 		if (use_splice) {
 			n = splice(fd, NULL, ofd, NULL, TP_BUF, SPLICE_F_MOVE);
 			if (n < 0 && errno == EINVAL) {
-				use_splice = 0;	/* the output cannot take a splice: copy */
+				use_splice = 0; /* the output cannot take a splice: copy */
 				continue;
 			}
 			if (n > 0)
@@ -350,7 +350,7 @@ static int cmd_tp_drain(const struct tp_opts *o, const char *chan, int record)
 			}
 		}
 		if (n == 0)
-			break;	/* no writer: the traced program closed the channel */
+			break; /* no writer: the traced program closed the channel */
 		if (n < 0 && errno != EINTR && errno != EAGAIN) {
 			cmd_error("read %s: %s", path, strerror(errno));
 			break;

@@ -10,7 +10,7 @@
 
 #include "evtrace-cmd.h"
 
-/* Declared here, defined in cmd-<verb>.c: keep both lists sorted. */
+/* Declared in evtrace-cmd.h, defined in cmd-<verb>.c: keep both lists sorted. */
 
 static const struct evtrace_cmd commands[] = {
 	{ "relay", cmd_relay, "drain relay channels and GTSC traces: cat, record" },

@@ -14,7 +14,7 @@
 struct evtrace_cmd {
 	const char *name;
 	int (*run)(int argc, char **argv);
-	const char *summary;	/* one line for `evtrace help` */
+	const char *summary; /* one line for `evtrace help` */
 };
 
 /* Print "evtrace: <msg>" to stderr, printf-style. */
@@ -30,9 +30,9 @@ int cmd_tracepipe(int argc, char **argv);
  */
 struct cmd_status {
 	const char *name;
-	int on;			/* stderr is a terminal, or --stats */
+	int on; /* stderr is a terminal, or --stats */
 	uint64_t bytes, records, missed;
-	int records_known;	/* 0: "records" is not counted (shown as "-") */
+	int records_known; /* 0: "records" is not counted (shown as "-") */
 	double start, last;
 	uint64_t last_bytes;
 	double rate;
