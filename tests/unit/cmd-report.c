@@ -19,6 +19,9 @@
 #endif
 
 /* The stdout lines of `evtrace ARGS` (stderr to @errfile); *@status: exit status. */
+static char **last_lines;
+static int last_n;
+
 static int run(const char *args, char ***linesp, int *status)
 {
 	char cmd[1024], buf[4096], **lines = NULL;
@@ -36,6 +39,9 @@ static int run(const char *args, char ***linesp, int *status)
 	}
 	st = pclose(f);
 	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	td_free_lines(last_lines, last_n);
+	last_lines = lines;
+	last_n = n;
 	*linesp = lines;
 	return n;
 }
@@ -112,9 +118,12 @@ int main(void)
 	run("report -c x nosuch 2>/dev/null", &theirs, &st);
 	T_ASSERT_EQ(st, 2);
 
+	td_free_lines(last_lines, last_n);
+	td_free_lines(ours, nours);
 	unlink(cut);
 	unlink(errf);
 	unlink(path);
+	free(path);
 	T_ASSERT_OK(evt_instance_destroy(inst));
 	return T_PASS;
 }

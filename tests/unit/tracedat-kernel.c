@@ -174,5 +174,7 @@ int main(void)
 			       "pid %d %s", i, tc[i].cpu, tc[i].ts, tc[i].pid, tc[i].name,
 			       ours[i].cpu, ours[i].ts, ours[i].pid, ours[i].name);
 	printf("%d kernel records read as trace-cmd reads them\n", ntc);
+	free(tc);
+	free(ours);
 	return T_PASS;
 }

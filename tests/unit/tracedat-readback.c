@@ -107,8 +107,14 @@ int main(void)
 		;
 	T_ASSERT_EQ(n, nsnap);
 	evt_tracedat_close(td);
+	td_free_lines(lines, nlines);
+	td_free_lines(got, nsnap);
+	free(pos);
+	free(start);
+	free(snap);
 	if (!getenv("TRACEDAT_KEEP"))
 		unlink(path);
+	free(path);
 	T_ASSERT_OK(evt_instance_destroy(inst));
 	return T_PASS;
 }

@@ -142,6 +142,10 @@ static void check(const char *clock)
 			t_fail("%s: line %d differs:\n  trace:     [%s]\n  trace-cmd: [%s]", clock,
 			       i, a[i], b[i]);
 
+	td_free_lines(theirs, ntheirs);
+	td_free_lines(ours, nours);
+	td_free_lines(a, nours);
+	td_free_lines(b, nours);
 	/* time stamps to the nanosecond (seconds clocks only: -t prints 9 decimals) */
 	if (strcmp(clock, "counter")) {
 		unsigned long long *ts_snap = calloc((size_t)nsnap, sizeof(*ts_snap));
@@ -159,14 +163,19 @@ static void check(const char *clock)
 			ts_tc[i] = s * 1000000000ull + ns;
 			ts_snap[i] = snap[i].ts;
 		}
+		td_free_lines(theirs, n);
 		qsort(ts_snap, (size_t)n, sizeof(*ts_snap), td_u64cmp);
 		qsort(ts_tc, (size_t)n, sizeof(*ts_tc), td_u64cmp);
 		for (int i = 0; i < n; i++)
 			if (ts_snap[i] != ts_tc[i])
 				t_fail("time stamp %d: buffer %llu, trace-cmd -t %llu", i,
 				       ts_snap[i], ts_tc[i]);
+		free(ts_snap);
+		free(ts_tc);
 	}
 	unlink(path);
+	free(path);
+	free(snap);
 	T_ASSERT_OK(evt_instance_destroy(inst));
 	printf("%s: %d lines identical\n", clock, nours);
 }

@@ -163,6 +163,13 @@ static inline int td_trace_lines(struct evt_instance *inst, char ***linesp)
 	return n;
 }
 
+static inline void td_free_lines(char **lines, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+}
+
 static inline int td_strcmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
