@@ -5,7 +5,9 @@
  * line) written as trace.dat: `trace-cmd report FILE` prints the same
  * events, with the same task, CPU, time stamp and fields, as the
  * instance's `trace` text, and `trace-cmd report -t` the same nanosecond
- * time stamps as the ring buffer holds. Once with the default clock
+ * time stamps as the ring buffer holds; `trace-cmd dump -v` calls the file
+ * valid, `report --check-events` passes, and `trace-cmd convert` to v7 prints
+ * the same report. Once with the default clock
  * (seconds), once with the counter clock (raw numbers).
  * Skips (77) when trace-cmd is not installed.
  *
@@ -172,6 +174,28 @@ static void check(const char *clock)
 				       ts_snap[i], ts_tc[i]);
 		free(ts_snap);
 		free(ts_tc);
+	}
+	/* trace-cmd's own checks, and its v7 conversion prints the same */
+	{
+		char cmd[1024];
+
+		snprintf(cmd, sizeof(cmd), "trace-cmd dump -v -i %s 2>&1 | grep -q 'is a valid'",
+			 path);
+		if (system(cmd) != 0)
+			t_fail("%s: trace-cmd dump -v does not call the file valid", clock);
+		snprintf(cmd, sizeof(cmd), "trace-cmd report --check-events %s >/dev/null 2>&1",
+			 path);
+		if (system(cmd) != 0)
+			t_fail("%s: trace-cmd report --check-events failed", clock);
+		snprintf(cmd, sizeof(cmd),
+			 "trace-cmd convert -i %s -o %s.v7 >/dev/null 2>&1 && "
+			 "trace-cmd report -t %s > %s.r6 2>/dev/null && "
+			 "trace-cmd report -t %s.v7 > %s.r7 2>/dev/null && cmp -s %s.r6 %s.r7",
+			 path, path, path, path, path, path, path, path);
+		if (system(cmd) != 0)
+			t_fail("%s: trace-cmd convert to v7 changes the report", clock);
+		snprintf(cmd, sizeof(cmd), "rm -f %s.v7 %s.r6 %s.r7", path, path, path);
+		T_ASSERT_EQ(system(cmd), 0);
 	}
 	unlink(path);
 	free(path);
