@@ -14,6 +14,7 @@
 
 static const struct evtrace_cmd commands[] = {
 	{ "relay", cmd_relay, "drain relay channels and GTSC traces: cat, record" },
+	{ "report", cmd_report, "print a trace.dat file in the kernel's trace layout" },
 	{ "tracepipe", cmd_tracepipe, "read tracepipe channels: list, cat, record" },
 	{ NULL, NULL, NULL },
 };

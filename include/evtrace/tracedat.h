@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * evtrace/tracedat.h - trace.dat files (trace-cmd's format, version 6).
+ *
+ * evt_tracedat_write() writes what an instance recorded as a file that
+ * `trace-cmd report` and KernelShark read: the header_page and
+ * header_event texts of our pages, the `format` text of every registered
+ * event grouped by system, the saved cmdlines, the trace clock and the
+ * ring-buffer pages of each CPU, verbatim (docs/tracedat.md).
+ *
+ * The reader (evt_tracedat_open*) parses such files, ours and the ones
+ * trace-cmd makes from the kernel (version 6, uncompressed), trusting
+ * nothing: a truncated or corrupt file gives -EBADMSG (or -EPROTO for a
+ * version it does not read) and a message naming the file offset.
+ * Records come out per CPU merged by time stamp, each with its event.
+ *
+ * Synchronization: a struct evt_tracedat is used by one thread at a
+ * time. evt_tracedat_write() may run concurrently with writers of the
+ * instance (it consumes what it writes, as trace_pipe_raw does).
+ *
+ * Errors: functions returning int give 0 (or a count) or a negative
+ * errno value and never touch errno.
+ */
+#ifndef EVTRACE_TRACEDAT_H
+#define EVTRACE_TRACEDAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <evtrace/events.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct evt_instance;
+struct evt_seq;
+struct evt_tracedat;
+
+/* --- writing ---------------------------------------------------------------------- */
+
+/**
+ * evt_tracedat_write() - write @inst's trace as a version 6 trace.dat to @fd.
+ * @inst:  the instance (NULL: the top one).
+ * @fd:    where the file goes (a file, pipe or socket; written sequentially).
+ * @flags: 0 (none defined yet).
+ *
+ * Consumes the instance's ring buffer: every page read is written.
+ * Return: the number of bytes written, -EINVAL, -ENOMEM, -EFBIG (a text
+ * too big) or the errno of a failed write.
+ */
+long long evt_tracedat_write(struct evt_instance *inst, int fd, unsigned int flags);
+
+/* The same, to a new file @path (created 0644, truncated). */
+long long evt_tracedat_write_file(struct evt_instance *inst, const char *path,
+				  unsigned int flags);
+
+/* --- reading ---------------------------------------------------------------------- */
+
+/*
+ * struct evt_tracedat_event - an event format found in a file.
+ * @fields holds every field, the common ones first (@nr_common of them).
+ */
+struct evt_tracedat_event {
+	const char *system;
+	const char *name;
+	unsigned int id;
+	const struct evt_field *fields;
+	unsigned int nr_fields;
+	unsigned int nr_common;
+	const char *print_fmt;		/* the text after "print fmt: " */
+	const char *format;		/* the whole format text */
+};
+
+/*
+ * struct evt_tracedat_record - one record, as evt_tracedat_next() gives it.
+ * @data/@size point into the reader's copy of the page (valid until the
+ * next call). @event is NULL when the file has no format for its ID.
+ */
+struct evt_tracedat_record {
+	int cpu;
+	uint64_t ts;			/* in the file's trace clock units */
+	const void *data;		/* the record: common fields first */
+	unsigned int size;		/* bytes at @data (rounded up to 4) */
+	const struct evt_tracedat_event *event;
+	unsigned long long missed;	/* events lost just before (page flag); ~0ULL unknown */
+	long long offset;		/* file offset of the record's entry */
+};
+
+/**
+ * evt_tracedat_open() / evt_tracedat_open_mem() - parse a trace.dat file.
+ * @err, @errlen: where a message goes on failure ("offset N: ..."), or NULL.
+ *
+ * The _mem variant reads @len bytes at @buf, which must stay valid until
+ * evt_tracedat_close(). Pages are checked when records are read.
+ * Return: 0, -EBADMSG (corrupt or truncated), -EPROTO (not version 6, or
+ * compressed), -ENOMEM, or the errno of open/read.
+ */
+int evt_tracedat_open(const char *path, struct evt_tracedat **tdp, char *err, size_t errlen);
+int evt_tracedat_open_mem(const void *buf, size_t len, struct evt_tracedat **tdp, char *err,
+			  size_t errlen);
+void evt_tracedat_close(struct evt_tracedat *td);
+
+/**
+ * evt_tracedat_next() - the next record, CPUs merged by time stamp.
+ * Return: 1 and *@rec filled, 0 at the end, -EBADMSG on a corrupt page
+ * (evt_tracedat_error() says where; the reader then stops).
+ */
+int evt_tracedat_next(struct evt_tracedat *td, struct evt_tracedat_record *rec);
+
+/* Start again from the first record. */
+void evt_tracedat_rewind(struct evt_tracedat *td);
+
+/* The message of the last error ("" if none). */
+const char *evt_tracedat_error(const struct evt_tracedat *td);
+
+/* What the file says: CPUs, page size, trace clock ("" if none), events. */
+int evt_tracedat_nr_cpus(const struct evt_tracedat *td);
+unsigned int evt_tracedat_page_size(const struct evt_tracedat *td);
+const char *evt_tracedat_clock(const struct evt_tracedat *td);
+int evt_tracedat_nr_events(const struct evt_tracedat *td);
+const struct evt_tracedat_event *evt_tracedat_event(const struct evt_tracedat *td, int idx);
+const struct evt_tracedat_event *evt_tracedat_event_by_id(const struct evt_tracedat *td,
+							  unsigned int id);
+/* The comm the file saved for @pid, or "<...>". */
+const char *evt_tracedat_comm(const struct evt_tracedat *td, int pid);
+
+/**
+ * evt_tracedat_print() - format a record in the kernel's `trace` layout.
+ * Appends "comm-pid [cpu] ts: name: fields\n" (time as sec.usec when the
+ * clock counts nanoseconds, else the raw number) to @s.
+ * Return: 0, -ENOSPC (@s full).
+ */
+int evt_tracedat_print(const struct evt_tracedat *td, const struct evt_tracedat_record *rec,
+		       struct evt_seq *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EVTRACE_TRACEDAT_H */

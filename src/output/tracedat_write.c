@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * tracedat_write.c - an instance's trace as a trace.dat file (trace-cmd's
+ * format, version 6: one flat stream, docs/tracedat.md).
+ *
+ * The file is built in memory (the header part, then each CPU's pages as
+ * evt_ring_buffer_read_page() hands them out, which is the layout
+ * trace-cmd reads) and written out in one pass, so @fd may be a pipe.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <evtrace/clock.h>
+#include <evtrace/events.h>
+#include <evtrace/instance.h>
+#include <evtrace/ring_buffer.h>
+#include <evtrace/tracedat.h>
+
+#include "output/tracedat_internal.h"
+
+struct obuf {
+	unsigned char *p;
+	size_t len, size;
+	int err;		/* first error (-ENOMEM), sticky */
+};
+
+static void ob_put(struct obuf *b, const void *data, size_t len)
+{
+	if (b->err)
+		return;
+	if (len > b->size - b->len) {
+		size_t nsize = b->size ? b->size : 4096;
+		unsigned char *np;
+
+		while (nsize - b->len < len) {
+			if (nsize > SIZE_MAX / 2) {
+				b->err = -ENOMEM;
+				return;
+			}
+			nsize *= 2;
+		}
+		np = realloc(b->p, nsize);
+		if (!np) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = np;
+		b->size = nsize;
+	}
+	if (len)
+		memcpy(b->p + b->len, data, len);
+	b->len += len;
+}
+
+/* Numbers go out in the host's byte order (byte 10 of the file says which). */
+static void ob_u16(struct obuf *b, uint16_t v) { ob_put(b, &v, sizeof(v)); }
+static void ob_u32(struct obuf *b, uint32_t v) { ob_put(b, &v, sizeof(v)); }
+static void ob_u64(struct obuf *b, uint64_t v) { ob_put(b, &v, sizeof(v)); }
+static void ob_str0(struct obuf *b, const char *s) { ob_put(b, s, strlen(s) + 1); }
+
+static void ob_pad(struct obuf *b, size_t align)
+{
+	static const unsigned char zero[64];
+
+	while (!b->err && b->len % align) {
+		size_t n = align - b->len % align;
+
+		ob_put(b, zero, n < sizeof(zero) ? n : sizeof(zero));
+	}
+}
+
+/* u64 length + text (header_page, header_event, formats, cmdlines). */
+static void ob_text64(struct obuf *b, const char *text, size_t len)
+{
+	ob_u64(b, len);
+	ob_put(b, text, len);
+}
+
+/* --- event formats ------------------------------------------------------------------ */
+
+/*
+ * The events are listed first (evt_event_foreach() holds the event mutex,
+ * which evt_event_format_text() takes too), then their texts fetched.
+ */
+struct ev_name {
+	char *system, *name;
+};
+
+struct ev_list {
+	struct ev_name *v;
+	size_t n, cap;
+	int err;
+};
+
+static int list_one(struct evt_event *ev, void *arg)
+{
+	struct ev_list *l = arg;
+
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 64;
+		struct ev_name *nv = realloc(l->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = ncap;
+	}
+	l->v[l->n].system = strdup(evt_event_system(ev));
+	l->v[l->n].name = strdup(evt_event_name(ev));
+	if (!l->v[l->n].system || !l->v[l->n].name) {
+		free(l->v[l->n].system);
+		free(l->v[l->n].name);
+		return -ENOMEM;
+	}
+	l->n++;
+	return 0;
+}
+
+/* The `format` text of one event into *@buf (grown as needed). Return: its length. */
+static int format_text(const struct ev_name *e, char **buf, size_t *bufsize)
+{
+	for (;;) {
+		int n = evt_event_format_text(e->system, e->name, *buf, *bufsize);
+
+		if (n < 0)
+			return n;
+		if (*buf && (size_t)n < *bufsize)
+			return n;
+		if (n > (1 << 24))
+			return -EFBIG;
+		free(*buf);
+		*bufsize = (size_t)n + 1;
+		*buf = malloc(*bufsize);
+		if (!*buf) {
+			*bufsize = 0;
+			return -ENOMEM;
+		}
+	}
+}
+
+/*
+ * The ftrace formats (u32 count, then u64 length + text each), then the
+ * systems (u32 count; per system its name, u32 count, formats). The list
+ * is in (system, name) order, so a system's events are adjacent.
+ */
+static int write_formats(struct obuf *b)
+{
+	struct ev_list l = { 0 };
+	size_t bufsize = 0, count_pos = 0;
+	uint32_t nev = 0, nsys = 0;
+	const char *sys = NULL;
+	char *buf = NULL;
+	int ret;
+
+	ret = evt_event_foreach(NULL, NULL, list_one, &l);
+	if (ret)
+		goto out;
+	for (int pass = 0; pass < 2; pass++) {
+		size_t pos = b->len;
+
+		nev = 0;
+		ob_u32(b, 0);
+		for (size_t i = 0; i < l.n && !b->err; i++) {
+			bool is_ftrace = !strcmp(l.v[i].system, "ftrace");
+			int n;
+
+			if (is_ftrace != (pass == 0))
+				continue;
+			n = format_text(&l.v[i], &buf, &bufsize);
+			if (n == -ENOENT)	/* unregistered meanwhile */
+				continue;
+			if (n < 0) {
+				ret = n;
+				goto out;
+			}
+			if (pass == 1 && (!sys || strcmp(sys, l.v[i].system))) {
+				if (sys)
+					memcpy(b->p + count_pos, &nev, sizeof(nev));
+				sys = l.v[i].system;
+				ob_str0(b, sys);
+				count_pos = b->len;
+				ob_u32(b, 0);
+				nev = 0;
+				nsys++;
+			}
+			ob_text64(b, buf, (size_t)n);
+			nev++;
+		}
+		if (b->err)
+			break;
+		if (pass == 0) {
+			memcpy(b->p + pos, &nev, sizeof(nev));
+		} else {
+			if (sys)
+				memcpy(b->p + count_pos, &nev, sizeof(nev));
+			memcpy(b->p + pos, &nsys, sizeof(nsys));
+		}
+	}
+out:
+	for (size_t i = 0; i < l.n; i++) {
+		free(l.v[i].system);
+		free(l.v[i].name);
+	}
+	free(l.v);
+	free(buf);
+	return ret ? ret : b->err;
+}
+
+/* --- texts ---------------------------------------------------------------------------- */
+
+/* A text from one of the library's snprintf-style producers, in a malloc'd buffer. */
+static char *grab_text(int (*fn)(char *, size_t), int *lenp)
+{
+	size_t size = 4096;
+	char *buf = NULL;
+
+	for (;;) {
+		char *nb = realloc(buf, size);
+		int n;
+
+		if (!nb) {
+			free(buf);
+			return NULL;
+		}
+		buf = nb;
+		n = fn(buf, size);
+		if (n < 0) {
+			free(buf);
+			return NULL;
+		}
+		if ((size_t)n < size) {
+			*lenp = n;
+			return buf;
+		}
+		size = (size_t)n + 1;
+	}
+}
+
+static const char header_event_text[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+static const char kallsyms_text[] = "0000000000000000 T tracing_mark_write\n";
+
+/*
+ * Clocks trace-cmd prints as seconds (it divides by 1e9) when the file names
+ * them; any other name prints the raw number.
+ */
+bool tracedat_clock_is_secs(const char *name)
+{
+	static const char *const secs[] = { "local", "global", "uptime", "perf", "tai", NULL };
+
+	if (!strncmp(name, "mono", 4))
+		return true;
+	for (int i = 0; secs[i]; i++)
+		if (!strcmp(name, secs[i]))
+			return true;
+	return false;
+}
+
+/* --- pages ----------------------------------------------------------------------------- */
+
+/* Every page of @cpu that can be read now, at most what the ring holds plus one. */
+static int read_cpu_pages(struct evt_ring_buffer *rb, int cpu, struct obuf *out)
+{
+	unsigned int psize = evt_ring_buffer_page_size(rb);
+	unsigned long max = evt_ring_buffer_size(rb, cpu) / psize + 2;
+	unsigned char *page = malloc(psize);
+	int ret = 0;
+
+	if (!page)
+		return -ENOMEM;
+	for (unsigned long i = 0; i < max; i++) {
+		ret = evt_ring_buffer_read_page(rb, cpu, page, psize);
+		if (ret == -EAGAIN || ret == 0) {
+			ret = 0;
+			break;
+		}
+		if (ret < 0)
+			break;
+		ob_put(out, page, psize);
+		ret = out->err;
+		if (ret)
+			break;
+	}
+	free(page);
+	return ret;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+long long evt_tracedat_write(struct evt_instance *inst, int fd, unsigned int flags)
+{
+	struct obuf hdr = { 0 }, *cpus = NULL;
+	struct evt_ring_buffer *rb;
+	const char *clock;
+	char hp[256], *cmdlines = NULL, clocks[512];
+	int ncpus, n, cmdlen = 0, ret;
+	unsigned int psize;
+	size_t table_pos;
+	uint64_t off;
+	bool named;
+
+	if (flags || fd < 0)
+		return -EINVAL;
+	if (!inst)
+		inst = evt_instance_top();
+	if (!inst)
+		return -ENOMEM;
+	rb = evt_instance_ring_buffer(inst);
+	if (!rb)
+		return -EINVAL;
+	ncpus = evt_instance_nr_cpus(inst);
+	psize = evt_ring_buffer_page_size(rb);
+	if (ncpus <= 0 || psize < 256)
+		return -EINVAL;
+
+	/* magic, version, byte order, long size, page size */
+	ob_put(&hdr, "\x17\x08\x44tracing", 10);
+	ob_str0(&hdr, "6");
+	{
+		uint16_t one = 1;
+		unsigned char be = *(unsigned char *)&one == 0;
+
+		ob_put(&hdr, &be, 1);
+	}
+	ob_put(&hdr, &(unsigned char){ 8 }, 1);
+	ob_u32(&hdr, psize);
+
+	/* header_page: the page header as tracefs shows it (one-token types!) */
+	n = snprintf(hp, sizeof(hp),
+		     "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		     "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		     "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+		     "\tfield: char data;\toffset:16;\tsize:%u;\tsigned:0;\n",
+		     psize - EVT_RB_PAGE_HDR_SIZE);
+	ob_str0(&hdr, "header_page");
+	ob_text64(&hdr, hp, (size_t)n);
+	ob_str0(&hdr, "header_event");
+	ob_text64(&hdr, header_event_text, sizeof(header_event_text) - 1);
+
+	ret = write_formats(&hdr);
+	if (ret)
+		goto out;
+
+	/*
+	 * kallsyms: one symbol, so that trace-cmd prints trace_marker records
+	 * (ftrace:print, whose ip is 0) as the kernel's: "tracing_mark_write: ...".
+	 */
+	ob_u32(&hdr, sizeof(kallsyms_text) - 1);
+	ob_put(&hdr, kallsyms_text, sizeof(kallsyms_text) - 1);
+	ob_u32(&hdr, 0);	/* printk formats */
+	cmdlines = grab_text(evt_saved_cmdlines_text, &cmdlen);
+	if (!cmdlines) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ob_text64(&hdr, cmdlines, (size_t)cmdlen);
+	ob_u32(&hdr, (uint32_t)ncpus);
+
+	/*
+	 * Options. TRACECLOCK only for clocks trace-cmd shows as seconds: a
+	 * nanosecond clock it does not know (boot) would print raw numbers,
+	 * and without the option it prints seconds, as our `trace` does.
+	 * Counting clocks (counter, x86-tsc) are named, so they print raw.
+	 */
+	clock = evt_instance_clock(inst);
+	if (!clock)
+		clock = "local";
+	n = evt_instance_clock_list(inst, clocks, sizeof(clocks));
+	if (n < 0 || (size_t)n >= sizeof(clocks))
+		n = snprintf(clocks, sizeof(clocks), "[%s]\n", clock);
+	named = tracedat_clock_is_secs(clock) ||
+	       (evt_clock_by_name(clock) >= 0 && !evt_clock_is_ns(evt_clock_by_name(clock)));
+	ob_put(&hdr, "options  ", 10);
+	if (named) {
+		ob_u16(&hdr, TRACEDAT_OPT_TRACECLOCK);
+		ob_u32(&hdr, (uint32_t)n + 1);
+		ob_put(&hdr, clocks, (size_t)n + 1);
+	}
+	ob_u16(&hdr, TRACEDAT_OPT_CPUCOUNT);
+	ob_u32(&hdr, 4);
+	ob_u32(&hdr, (uint32_t)ncpus);
+	ob_u16(&hdr, 0);	/* end: a bare 0 with no size (v6) */
+
+	ob_put(&hdr, "flyrecord", 10);
+	table_pos = hdr.len;
+	for (int i = 0; i < ncpus; i++) {
+		ob_u64(&hdr, 0);
+		ob_u64(&hdr, 0);
+	}
+	if (named)
+		ob_text64(&hdr, clocks, (size_t)n);
+	ob_pad(&hdr, psize);
+	if (hdr.err) {
+		ret = hdr.err;
+		goto out;
+	}
+
+	/* the pages: each CPU's at a multiple of the page size */
+	cpus = calloc((size_t)ncpus, sizeof(*cpus));
+	if (!cpus) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	off = hdr.len;
+	for (int i = 0; i < ncpus; i++) {
+		uint64_t cpu_off;
+
+		ret = read_cpu_pages(rb, i, &cpus[i]);
+		if (ret)
+			goto out;
+		cpu_off = cpus[i].len ? off : 0;
+		memcpy(hdr.p + table_pos + 16 * (size_t)i, &cpu_off, 8);
+		memcpy(hdr.p + table_pos + 16 * (size_t)i + 8, &(uint64_t){ cpus[i].len }, 8);
+		off += cpus[i].len;
+	}
+
+	ret = write_all(fd, hdr.p, hdr.len);
+	for (int i = 0; !ret && i < ncpus; i++)
+		ret = write_all(fd, cpus[i].p, cpus[i].len);
+out:
+	if (cpus)
+		for (int i = 0; i < ncpus; i++)
+			free(cpus[i].p);
+	free(cpus);
+	free(hdr.p);
+	free(cmdlines);
+	return ret ? ret : (long long)off;
+}
+
+long long evt_tracedat_write_file(struct evt_instance *inst, const char *path, unsigned int flags)
+{
+	long long ret;
+	int fd;
+
+	if (!path)
+		return -EINVAL;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	ret = evt_tracedat_write(inst, fd, flags);
+	if (close(fd) < 0 && ret >= 0)
+		ret = -errno;
+	return ret;
+}

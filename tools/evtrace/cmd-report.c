@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cmd-report.c - `evtrace report [opts] [FILE]`: print a trace.dat file
+ * (ours, or a kernel one trace-cmd made, version 6) in the kernel's `trace`
+ * layout, the CPUs merged by time stamp. evtrace-report(1).
+ *
+ *   -c, --cpu LIST      only these CPUs ("0,2")
+ *   -e, --events LIST   only these events ("name", "sys:name", "sys:*"; repeatable)
+ *   --first NS, --last NS   only records with FIRST <= time <= LAST (clock units)
+ *   --info              the file's CPUs, page size, clock and events instead
+ *
+ * A file that is truncated or corrupt: what was read is printed, then the
+ * error (with its file offset) on stderr, exit 1.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <evtrace/seq.h>
+#include <evtrace/tracedat.h>
+
+#include "evtrace-cmd.h"
+
+#define RP_MAX_SEL	64
+
+struct rp_opts {
+	unsigned char cpus[4096];	/* selected CPUs (all when none given) */
+	bool cpu_sel;
+	char *ev_sys[RP_MAX_SEL], *ev_name[RP_MAX_SEL];
+	int nev;
+	unsigned long long first, last;
+	bool info;
+};
+
+static void rp_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: evtrace report [-c CPUS] [-e EVENTS]... [--first NS] [--last NS] [--info]"
+		" [FILE]\n"
+		"Print a trace.dat file (default trace.dat) in the kernel's trace layout.\n"
+		"  -c, --cpu CPUS      only these CPUs: 0,2,3\n"
+		"  -e, --events LIST   only these events: name, sys:name, sys:* (comma list)\n"
+		"  --first/--last NS   only records in that time range (clock units)\n"
+		"  --info              what the file holds: CPUs, page size, clock, events\n");
+}
+
+static int rp_add_events(struct rp_opts *o, char *list)
+{
+	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+		char *colon = strchr(tok, ':');
+
+		if (o->nev == RP_MAX_SEL)
+			return -1;
+		if (colon) {
+			*colon = '\0';
+			o->ev_sys[o->nev] = tok;
+			o->ev_name[o->nev] = *(colon + 1) ? colon + 1 : (char *)"*";
+		} else {
+			o->ev_sys[o->nev] = (char *)"*";
+			o->ev_name[o->nev] = tok;
+		}
+		o->nev++;
+	}
+	return 0;
+}
+
+static int rp_add_cpus(struct rp_opts *o, char *list)
+{
+	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+		char *end;
+		long c = strtol(tok, &end, 10);
+
+		if (end == tok || *end || c < 0 || c >= (long)sizeof(o->cpus))
+			return -1;
+		o->cpus[c] = 1;
+	}
+	o->cpu_sel = true;
+	return 0;
+}
+
+static bool rp_wanted(const struct rp_opts *o, const struct evt_tracedat_record *rec)
+{
+	if (o->cpu_sel && (rec->cpu >= (int)sizeof(o->cpus) || !o->cpus[rec->cpu]))
+		return false;
+	if (rec->ts < o->first || rec->ts > o->last)
+		return false;
+	if (!o->nev)
+		return true;
+	if (!rec->event)
+		return false;
+	for (int i = 0; i < o->nev; i++)
+		if (!fnmatch(o->ev_sys[i], rec->event->system, 0) &&
+		    !fnmatch(o->ev_name[i], rec->event->name, 0))
+			return true;
+	return false;
+}
+
+static void rp_info(struct evt_tracedat *td, const char *path)
+{
+	printf("file: %s\ncpus: %d\npage size: %u\nclock: %s\nevents: %d\n", path,
+	       evt_tracedat_nr_cpus(td), evt_tracedat_page_size(td),
+	       evt_tracedat_clock(td)[0] ? evt_tracedat_clock(td) : "(none)",
+	       evt_tracedat_nr_events(td));
+	for (int i = 0; i < evt_tracedat_nr_events(td); i++) {
+		const struct evt_tracedat_event *e = evt_tracedat_event(td, i);
+
+		printf("  %5u %s:%s\n", e->id, e->system, e->name);
+	}
+}
+
+static unsigned long long rp_num(const char *s, bool *ok)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 0);
+
+	*ok = end != s && !*end;
+	return v;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "first", required_argument, NULL, 'F' },
+		{ "last", required_argument, NULL, 'L' },
+		{ "info", no_argument, NULL, 'I' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rp_opts *o = calloc(1, sizeof(*o));
+	struct evt_tracedat_record rec;
+	struct evt_tracedat *td;
+	const char *path;
+	char err[256], line[8192];
+	struct evt_seq s;
+	int c, ret, status = 0;
+	bool ok = true;
+
+	if (!o) {
+		cmd_error("out of memory");
+		return 1;
+	}
+	o->last = ~0ULL;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:e:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (rp_add_cpus(o, optarg)) {
+				cmd_error("bad CPU list '%s'", optarg);
+				free(o);
+				return 2;
+			}
+			break;
+		case 'e':
+			if (rp_add_events(o, optarg)) {
+				cmd_error("too many events (at most %d)", RP_MAX_SEL);
+				free(o);
+				return 2;
+			}
+			break;
+		case 'F':
+			o->first = rp_num(optarg, &ok);
+			break;
+		case 'L':
+			o->last = rp_num(optarg, &ok);
+			break;
+		case 'I':
+			o->info = true;
+			break;
+		case 'h':
+			rp_usage(stdout);
+			free(o);
+			return 0;
+		default:
+			rp_usage(stderr);
+			free(o);
+			return 2;
+		}
+		if (!ok) {
+			cmd_error("bad number '%s'", optarg);
+			free(o);
+			return 2;
+		}
+	}
+	if (argc - optind > 1) {
+		rp_usage(stderr);
+		free(o);
+		return 2;
+	}
+	path = optind < argc ? argv[optind] : "trace.dat";
+	ret = evt_tracedat_open(path, &td, err, sizeof(err));
+	if (ret) {
+		cmd_error("%s: %s", path, err);
+		free(o);
+		return 1;
+	}
+	if (o->info) {
+		rp_info(td, path);
+		evt_tracedat_close(td);
+		free(o);
+		return 0;
+	}
+	while ((ret = evt_tracedat_next(td, &rec)) == 1) {
+		if (!rp_wanted(o, &rec))
+			continue;
+		if (rec.missed && rec.missed != ~0ULL)
+			printf("CPU:%d [%llu EVENTS DROPPED]\n", rec.cpu, rec.missed);
+		else if (rec.missed)
+			printf("CPU:%d [EVENTS DROPPED]\n", rec.cpu);
+		evt_seq_init(&s, line, sizeof(line));
+		if (evt_tracedat_print(td, &rec, &s) == 0)
+			fputs(s.buf, stdout);
+		else
+			printf("<record of %u bytes too long to print>\n", rec.size);
+	}
+	if (ret < 0) {
+		fflush(stdout);
+		cmd_error("%s: %s", path, evt_tracedat_error(td));
+		status = 1;
+	}
+	evt_tracedat_close(td);
+	free(o);
+	if (fflush(stdout) != 0)
+		status = 1;
+	return status;
+}
