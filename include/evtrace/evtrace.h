@@ -11,6 +11,11 @@
 #include <evtrace/ring_buffer.h>
 #include <evtrace/relay.h>
 #include <evtrace/gtsc.h>
+#include <evtrace/tracepipe.h>
+#include <evtrace/seq.h>
+#include <evtrace/events.h>
+#include <evtrace/instance.h>
 #include <evtrace/tracefs.h>
+#include <evtrace/tracedat.h>
 
 #endif /* EVTRACE_EVTRACE_H */
