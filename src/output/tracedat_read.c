@@ -690,7 +690,7 @@ static int parse(struct evt_tracedat *td)
 		/* pages are read in place, in the host's order */
 		if (td->big != host_be) {
 			snprintf(td->err, sizeof(td->err),
-				 "offset %zu: a %s-endian file (only the host's byte order is read)",
+				 "offset %zu: a %s-endian file (only the host's order is read)",
 				 r.pos - 2, td->big ? "big" : "little");
 			return -EPROTO;
 		}
@@ -801,7 +801,8 @@ static int parse(struct evt_tracedat *td)
 			if (r.error)
 				return r.error;
 			if (size > td->len - r.pos) {
-				rd_fail(&r, at, "option %u of %u bytes runs past the end", id, size);
+				rd_fail(&r, at, "option %u of %u bytes runs past the end", id,
+					size);
 				return r.error;
 			}
 			data = rd_get(&r, size, "option");

@@ -211,7 +211,8 @@ int main(void)
 		t_skip("trace-cmd is not installed (Debian package trace-cmd)");
 	prctl(PR_SET_NAME, "td-report", 0, 0, 0);
 	T_ASSERT(regcomp(&line_re,
-			 "^(.*)-([0-9]+) +\\[([0-9]{3})\\] +([^ ]{5} +)?([0-9]+\\.[0-9]{6}|[0-9]+): (.*)$",
+			 "^(.*)-([0-9]+) +\\[([0-9]{3})\\] +([^ ]{5} +)?"
+			 "([0-9]+\\.[0-9]{6}|[0-9]+): (.*)$",
 			 REG_EXTENDED) == 0);
 	check("local");
 	check("counter");
