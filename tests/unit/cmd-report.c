@@ -88,6 +88,19 @@ int main(void)
 	T_ASSERT_EQ(st, 0);
 	for (int i = 0; i < n; i++)
 		T_ASSERT(strstr(theirs[i], "] ") && strstr(theirs[i], " [000] "));
+	/* -F: the kernel's filter grammar on the record's fields */
+	snprintf(args, sizeof(args), "report -F 'worker == 2 && u16 > 300' %s", path);
+	n = run(args, &theirs, &st);
+	T_ASSERT_EQ(st, 0);
+	T_ASSERT(n > 0);
+	for (int i = 0; i < n; i++)
+		T_ASSERT(strstr(theirs[i], " td_ints: worker=2 "));
+	snprintf(args, sizeof(args), "report -F 'worker == 1' %s", path);
+	n = run(args, &theirs, &st);
+	T_ASSERT_EQ(n, TD_PER_THREAD);
+	snprintf(args, sizeof(args), "report -F 'nosuch == 1' %s 2>/dev/null", path);
+	run(args, &theirs, &st);
+	T_ASSERT_EQ(st, 2);
 	/* --info */
 	snprintf(args, sizeof(args), "report --info %s", path);
 	n = run(args, &theirs, &st);
