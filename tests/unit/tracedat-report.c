@@ -216,6 +216,22 @@ int main(void)
 			 REG_EXTENDED) == 0);
 	check("local");
 	check("counter");
+	{
+		/* an empty buffer: trace-cmd reads the file and prints no record */
+		struct evt_instance *inst = NULL;
+		char name[64], **lines, *path;
+		int n;
+
+		snprintf(name, sizeof(name), "tracedat-empty-%d", (int)getpid());
+		T_ASSERT_OK(evt_instance_create(name, &inst));
+		path = td_write_tmp(inst, "empty");
+		n = tracecmd_lines("", path, &lines);
+		T_ASSERT_EQ(n, 0);
+		td_free_lines(lines, n);
+		unlink(path);
+		free(path);
+		T_ASSERT_OK(evt_instance_destroy(inst));
+	}
 	regfree(&line_re);
 	return T_PASS;
 }
