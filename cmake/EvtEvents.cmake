@@ -43,3 +43,10 @@ endif()
 if(EVT_SANITIZE MATCHES "undefined")
 	target_compile_definitions(evtrace_obj PRIVATE EVT_URCU_CALL)
 endif()
+# Call sites in C++: an event header compiles there (the definitions stay in C).
+add_test(NAME compile/events-cxx
+	 COMMAND ${CMAKE_CXX_COMPILER} -std=c++17 -Wall -Wextra -Werror -fsyntax-only
+		 -I${CMAKE_CURRENT_SOURCE_DIR}/include -I${CMAKE_CURRENT_BINARY_DIR}/include
+		 -I${CMAKE_CURRENT_SOURCE_DIR}/tests/dso
+		 ${CMAKE_CURRENT_SOURCE_DIR}/tests/dso/events-cxx.cc)
+set_tests_properties(compile/events-cxx PROPERTIES LABELS compile TIMEOUT 60)

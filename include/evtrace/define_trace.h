@@ -40,6 +40,11 @@
 #define TRACE_HEADER_MULTI_READ
 #define EVT_TRACE_PASS
 
+/* In every pass an event with a condition is an event (the condition is the call site's). */
+#undef DEFINE_EVENT_CONDITION
+#define DEFINE_EVENT_CONDITION(template, call, proto, args, cond)			\
+	DEFINE_EVENT(template, call, PARAMS(proto), PARAMS(args))
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #pragma GCC diagnostic ignored "-Wattributes"
@@ -334,6 +339,7 @@
 #undef DEFINE_EVENT_PRINT
 #undef EVT_TRACE_PASS
 #undef TRACE_HEADER_MULTI_READ
+#undef DEFINE_EVENT_CONDITION
 #undef __EVT_DEFINE_EVENT
 #undef __EVT_TRACE_HEADER
 #undef __EVT_TRACE_INCLUDE

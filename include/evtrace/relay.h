@@ -38,7 +38,9 @@
  *   evt_relay_close               | none
  *   evt_relay_reader_*            | any        | one reader per buffer
  *
- * A child made by fork() must not write to its parent's channels.
+ * A child made by fork() must not write to its parent's channels: there
+ * writes return -ECHILD (evt_relay_reserve() NULL) and evt_relay_close()
+ * frees the child's copy only (docs/relay.md, "fork()").
  *
  * Errors: int functions return 0 (or a count) or a negative errno value
  * and never touch errno.

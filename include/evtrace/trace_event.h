@@ -45,6 +45,9 @@
  * DEFINE_EVENT(class, name, proto, args) per event, or
  * DEFINE_EVENT_PRINT(class, name, proto, args, print) for one with its own
  * print format. TRACE_EVENT(name, ...) is a class and one event named alike.
+ * TRACE_EVENT_CONDITION(name, proto, args, TP_CONDITION(cond), ...) and
+ * DEFINE_EVENT_CONDITION(class, name, proto, args, TP_CONDITION(cond)) give
+ * call sites that also test cond (on the arguments) before writing.
  *
  * Fields (inside TP_STRUCT__entry):
  *	__field(type, item)			integer of any width/signedness, bool,
@@ -88,7 +91,15 @@
 #define TP_STRUCT__entry(...)	__VA_ARGS__
 #define TP_fast_assign(...)	__VA_ARGS__
 #define TP_printk(...)		__VA_ARGS__
+#define TP_CONDITION(...)	__VA_ARGS__
 #define PARAMS(...)		__VA_ARGS__
+
+/* Call sites may be in C++; the definitions (CREATE_TRACE_POINTS) are C. */
+#ifdef __cplusplus
+#define __evt_extern		extern "C"
+#else
+#define __evt_extern		extern
+#endif
 
 /* Hidden: a call site in a shared library reaches its own event without the GOT. */
 #define __evt_hidden		__attribute__((visibility("hidden")))
@@ -133,6 +144,12 @@ static inline void __evt_assign_str(char *dst, const char *src, size_t len)
 	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct),		\
 			    PARAMS(assign), PARAMS(print))				\
 	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
+/* An event whose call site also tests @cond (TP_CONDITION(...)) on its arguments. */
+#undef TRACE_EVENT_CONDITION
+#define TRACE_EVENT_CONDITION(name, proto, args, cond, tstruct, assign, print)		\
+	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct),		\
+			    PARAMS(assign), PARAMS(print))				\
+	DEFINE_EVENT_CONDITION(name, name, PARAMS(proto), PARAMS(args), PARAMS(cond))
 
 /*
  * The declarations: every inclusion of an event header outside the passes
@@ -142,10 +159,23 @@ static inline void __evt_assign_str(char *dst, const char *src, size_t len)
 #undef DECLARE_EVENT_CLASS
 #undef DEFINE_EVENT
 #undef DEFINE_EVENT_PRINT
+#undef DEFINE_EVENT_CONDITION
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)
+#define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)			\
+	__evt_extern uint8_t __evt_key_##name __evt_hidden;				\
+	__evt_extern void __evt_do_trace_##name(proto) __evt_hidden;			\
+	static inline __attribute__((always_inline, unused)) void trace_##name(proto)	\
+	{										\
+		if (__evt_key_on(__evt_key_##name) && (cond))				\
+			__evt_do_trace_##name(args);					\
+	}										\
+	static inline __attribute__((unused)) bool trace_##name##_enabled(void)	\
+	{										\
+		return __evt_key_on(__evt_key_##name);					\
+	}
 #define DEFINE_EVENT(template, name, proto, args)					\
-	extern uint8_t __evt_key_##name __evt_hidden;					\
-	extern void __evt_do_trace_##name(proto) __evt_hidden;				\
+	__evt_extern uint8_t __evt_key_##name __evt_hidden;				\
+	__evt_extern void __evt_do_trace_##name(proto) __evt_hidden;			\
 	static inline __attribute__((always_inline, unused)) void trace_##name(proto)	\
 	{										\
 		if (__evt_key_on(__evt_key_##name))					\

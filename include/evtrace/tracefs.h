@@ -18,8 +18,9 @@
  *
  * Synchronization: every function may be called from any thread, at the
  * same time as the program's events fire; control writes are serialized
- * among themselves. A file handle belongs to one thread at a time. None
- * of these functions may be called from a signal handler.
+ * among themselves. A file handle belongs to one thread at a time, except
+ * for evt_tracefs_file_interrupt(), which any thread may call on it while
+ * it is open. None of these functions may be called from a signal handler.
  *
  * Errors: negative errno values, those a read(2) or write(2) on the
  * kernel's file gives (-EINVAL for a malformed write, -ENOENT for a
@@ -62,6 +63,8 @@ ssize_t evt_tracefs_file_pread(struct evt_tracefs_file *file, void *buf, size_t 
 			       uint64_t offset);
 ssize_t evt_tracefs_file_write(struct evt_tracefs_file *file, const void *buf, size_t len);
 int evt_tracefs_close(struct evt_tracefs_file *file);
+/* Make a read of @file that waits (now or next) return -EINTR; any thread may call it. */
+int evt_tracefs_file_interrupt(struct evt_tracefs_file *file);
 
 ssize_t evt_tracefs_read(struct evt_instance *inst, const char *path, void *buf, size_t len,
 			 uint64_t offset);

@@ -16,10 +16,15 @@
  * lockless and async-signal-safe: any thread, any signal handler, no
  * system call on the fast path. create, flush and remove are for normal
  * thread context, and remove must not race with events on the channel.
+ * In a fork() child the channel is off: events return -ECHILD, remove
+ * frees the child's copy only.
  *
  * On-pipe format (all fields little-endian on the usual hosts: host byte
  * order, the stream does not leave the machine it was made on):
  *
+ *   stream := stream page, then pages (one stream per reader attachment)
+ *   stream page := evt_tracepipe_page_header with cpu EVT_TRACEPIPE_STREAM_CPU,
+ *             then evt_tracepipe_stream_info (the clock's scale); no records
  *   page   := evt_tracepipe_page_header, then records, page.size bytes in all
  *   record := evt_tracepipe_record_header, then len payload bytes, then
  *             0..3 bytes of padding to a multiple of 4
@@ -35,7 +40,7 @@ extern "C" {
 #endif
 
 #define EVT_TRACEPIPE_MAGIC	0x50545645u /* "EVTP" in a little-endian dump */
-#define EVT_TRACEPIPE_VERSION	1
+#define EVT_TRACEPIPE_VERSION	2 /* 2: the stream page (version 1 had none) */
 #define EVT_TRACEPIPE_PAGE_SIZE 4096 /* largest page in the stream */
 #define EVT_TRACEPIPE_PAGE_HDR	32   /* sizeof(struct evt_tracepipe_page_header) */
 #define EVT_TRACEPIPE_REC_HDR	12   /* sizeof(struct evt_tracepipe_record_header) */
@@ -54,6 +59,34 @@ struct evt_tracepipe_page_header {
 	uint64_t seq;	   /* page number on this CPU: 0, 1, 2...; a gap = pages lost */
 	uint64_t missed;   /* events this CPU missed (no free page) before the page opened */
 };
+
+/* The cpu of the stream page, the first page a reader gets: it carries the clock's scale. */
+#define EVT_TRACEPIPE_STREAM_CPU  0xffffffffu
+#define EVT_TRACEPIPE_STREAM_INFO 48 /* sizeof(struct evt_tracepipe_stream_info) */
+
+/*
+ * After the stream page's header: how to turn a record's cycles into
+ * nanoseconds, in any process:
+ *
+ *	ns = offset + ((cycles * mult) >> shift)	(128-bit product, mod 2^64)
+ *
+ * (EVT_TRACEPIPE_CYCLES_TO_NS). The result is the writer's "local" clock:
+ * CLOCK_MONOTONIC at the writer's calibration, running at the counter's
+ * rate. mult 0: the cycles cannot be converted (no calibrated counter).
+ */
+struct evt_tracepipe_stream_info {
+	uint32_t clock;	      /* enum evt_clock_id of the cycles: EVT_CLOCK_TSC, or MONO_RAW */
+	uint32_t shift;	      /* < 64 */
+	uint64_t mult;
+	uint64_t offset;
+	uint64_t base_cycles; /* the counter when the stream began ... */
+	uint64_t base_ns;     /* ... and CLOCK_MONOTONIC then (ns) */
+	uint64_t freq_hz;     /* counter cycles per second (0: unknown) */
+};
+
+#define EVT_TRACEPIPE_CYCLES_TO_NS(info, cycles)                                          \
+	((info)->offset +                                                                 \
+	 (uint64_t)(((unsigned __int128)(cycles) * (info)->mult) >> ((info)->shift & 63)))
 
 /* Before every record (packed: 12 bytes; records are 4-byte aligned). */
 struct evt_tracepipe_record_header {
@@ -107,6 +140,8 @@ struct evt_tracepipe_page {
 	struct evt_tracepipe_page_header hdr;
 	const unsigned char *data; /* the page as given to evt_tracepipe_page_parse() */
 	uint32_t next;		   /* offset of the next record */
+	int stream;		   /* 1: the stream page (no records; info is filled in) */
+	struct evt_tracepipe_stream_info info;
 };
 
 struct evt_tracepipe_record {

@@ -50,8 +50,12 @@ static void events_init_once(void)
 {
 	struct evt_event *ev;
 
+	/*
+	 * The top instance (its buffers, the clock's calibration) is created at
+	 * first use, not here: a program whose events are never enabled pays nothing.
+	 */
+	writer_init();
 	event_lock();
-	instance_top_locked();
 	ev = event_new_builtin("ftrace", "print", print_fields, ARRAY_SIZE(print_fields),
 			       "\"%ps: %s\", (void *)REC->ip, REC->buf", 20);
 	if (ev && event_register_builtin_locked(ev, EVENT_ID_PRINT) == 0)

@@ -5,9 +5,11 @@
  *
  * Objects:
  *   struct evt_event        one registered event (system, name, ID, fields,
- *                           parsed print format); lives from registration
- *                           to unregistration (dlclose), then is freed
- *                           after an RCU grace period.
+ *                           parsed print format), library-owned copies; it
+ *                           is never freed: after unregistration (dlclose)
+ *                           it stays as a "zombie" that prints its old
+ *                           records and comes back, same ID, if the same
+ *                           definition registers again (docs/events.md).
  *   struct evt_instance     a tracing instance (the top one, named ones).
  *   struct trace_event_file an event in an instance: enable flags, filter,
  *                           (later) triggers. One per (instance, event),
@@ -18,8 +20,11 @@
  * pointer, and each event's active set. It is not recursive. Writers
  * never take it: they read an event's active set, a file's filter and an
  * instance's pid list under rcu_read_lock() (liburcu-bp); updaters publish
- * with rcu_assign_pointer() and free after synchronize_rcu(), outside any
- * writer. Functions named *_locked expect event_mutex held.
+ * with rcu_publish() (a release store) and queue what they replace on a
+ * garbage list that event_unlock() frees after one synchronize_rcu(). So
+ * event_unlock() may wait for a grace period: never call it (or anything
+ * that locks) from inside a TP_fast_assign or a signal handler.
+ * Functions named *_locked expect event_mutex held.
  */
 #ifndef EVT_EVENTS_EVENT_INTERNAL_H
 #define EVT_EVENTS_EVENT_INTERNAL_H
@@ -184,6 +189,9 @@ extern struct evt_event *event_print;
 
 /* EVTRACE_EVENTS applied to one new event (top instance). */
 void events_env_apply_locked(struct evt_event *ev);
+
+/* The writer's fork handler (events_init() installs it). */
+void writer_init(void);
 
 /* The writer's thread identity (cached; reset in a fork child). */
 pid_t event_current_tid(void);

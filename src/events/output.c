@@ -11,7 +11,8 @@
  *   "%16s-%-7d [%03d] %c%c%c%c%c %5lu.%06lu: %s: <print fmt output>\n"
  *
  * and only then moves past it, so a line that does not fit in the
- * caller's builder is formatted again on the next call.
+ * caller's builder is formatted again on the next call (unless the builder
+ * was empty: then the line is "[LINE TOO BIG]", as in the kernel).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -282,8 +283,12 @@ int evt_trace_iter_next_line(struct evt_trace_iter *it, struct evt_seq *s)
 		   ts);
 	if (s->full) {
 		evt_seq_truncate(s, start);
-		s->full = true;
-		return -ENOSPC;
+		/* A line that cannot fit even an empty builder would stall the reader:
+		 * the kernel's answer, "[LINE TOO BIG]", and on to the next record. */
+		if (start != 0 || evt_seq_puts(s, "[LINE TOO BIG]\n")) {
+			s->full = true;
+			return -ENOSPC;
+		}
 	}
 	it->lost_done[cpu] = false;
 	if (it->flags & EVT_ITER_CONSUME) {

@@ -350,22 +350,30 @@ static const char *const type_words[] = {
 	"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "size_t", "ssize_t", "pid_t",
 	"uint8_t", "uint16_t", "uint32_t", "uint64_t", "int8_t", "int16_t", "int32_t",
 	"int64_t", "uintptr_t", "struct", "enum", "gfp_t", "__u8", "__u16", "__u32", "__u64",
-	"__s8", "__s16", "__s32", "__s64",
+	"__s8", "__s16", "__s32", "__s64", "uint", "ulong", "ushort", "uchar",
 };
+
+/* A typedef by its name: "loff_t", "__kernel_rwf_t". */
+static bool is_typedef_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 2 && s[n - 2] == '_' && s[n - 1] == 't';
+}
 
 static bool is_type_word(const char *s)
 {
 	for (size_t i = 0; i < sizeof(type_words) / sizeof(type_words[0]); i++)
 		if (!strcmp(s, type_words[i]))
 			return true;
-	return false;
+	return is_typedef_name(s);
 }
 
 /* After '(' with a type word current: read the type up to ')'; fill size/sign. */
 static void parse_cast_type(struct parser *ps, struct node *n)
 {
 	int longs = 0, size = 4;
-	bool uns = false, ptr = false, explicit_size = false;
+	bool uns = false, ptr = false, explicit_size = false, known = false;
 
 	while (ps->kind == T_IDENT || is_punct(ps, '*')) {
 		if (ps->kind == T_PUNCT) {
@@ -373,12 +381,19 @@ static void parse_cast_type(struct parser *ps, struct node *n)
 		} else {
 			const char *w = ps->text;
 
+			if (!is_typedef_name(w) || !strcmp(w, "size_t") || !strcmp(w, "ssize_t") ||
+			    strstr(w, "int"))
+				known = true;
 			if (!strcmp(w, "unsigned"))
 				uns = true;
 			else if (!strcmp(w, "char") || !strcmp(w, "bool") || !strcmp(w, "_Bool"))
 				size = 1;
-			else if (!strcmp(w, "short"))
+			else if (!strcmp(w, "short") || !strcmp(w, "ushort"))
 				size = 2;
+			else if (!strcmp(w, "uchar"))
+				size = 1;
+			else if (!strcmp(w, "ulong"))
+				size = 8, explicit_size = true;
 			else if (!strcmp(w, "long"))
 				longs++;
 			else if (!strcmp(w, "size_t") || !strcmp(w, "uintptr_t"))
@@ -402,6 +417,8 @@ static void parse_cast_type(struct parser *ps, struct node *n)
 		size = 8;
 	if (ptr)
 		size = 8, uns = true;
+	if (!known && !ptr && !explicit_size)
+		size = 0;	/* a typedef we do not know: the value passes unchanged */
 	n->cast_size = (uint8_t)size;
 	n->cast_signed = !uns;
 	expect(ps, ')');
@@ -443,12 +460,18 @@ static bool parse_syms(struct parser *ps, struct node *n)
 		next(ps);
 		if (!expect(ps, '{'))
 			return false;
+		if (is_punct(ps, '}')) {	/* "{ }": the kernel's empty table end */
+			next(ps);
+			continue;
+		}
 		v = parse_ternary(ps);
 		if (!v || ps->error || !expect(ps, ','))
 			return false;
 		if (ps->kind != T_STR) {
-			ps->error = true;
-			return false;
+			/* { -1, NULL }: a table's end marker, no name */
+			if (!parse_ternary(ps) || !expect(ps, '}'))
+				return false;
+			continue;
 		}
 		if (n->nr_syms < PF_MAX_SYMS) {
 			syms[n->nr_syms].val = const_eval(v);
@@ -522,6 +545,31 @@ static struct node *parse_call(struct parser *ps, const char *name)
 				return NULL;
 		}
 		expect(ps, ')');
+	} else if (!strcmp(name, "sizeof")) {
+		/* sizeof(type) of the basic types a format may use */
+		n = node_new(ps, N_INT);
+		if (!n || !expect(ps, '('))
+			return NULL;
+		if (ps->kind != T_IDENT || !is_type_word(ps->text)) {
+			ps->error = true;
+			return NULL;
+		}
+		{
+			struct node t = { 0 };
+
+			parse_cast_type(ps, &t);	/* eats the ')' */
+			n->ival = t.cast_size;
+		}
+	} else if (!strcmp(name, "__builtin_expect")) {
+		/* __builtin_expect(x, hint) is x */
+		if (!expect(ps, '('))
+			return NULL;
+		n = parse_ternary(ps);
+		if (!n || !expect(ps, ','))
+			return NULL;
+		if (!parse_ternary(ps))
+			return NULL;
+		expect(ps, ')');
 	} else {
 		ps->error = true;
 	}
@@ -553,8 +601,11 @@ static struct node *parse_primary(struct parser *ps)
 		next(ps);
 		if (!strcmp(name, "REC")) {
 			if (!is_punct(ps, OP_ARROW) && !is_punct(ps, '.')) {
-				ps->error = true;
-				return NULL;
+				/* "(REC)->field": the arrow comes after the parenthesis */
+				n = node_new(ps, N_IDENT);
+				if (n)
+					n->str = (char *)name;
+				return n;
 			}
 			next(ps);
 			if (ps->kind != T_IDENT) {
@@ -607,6 +658,21 @@ static struct node *parse_postfix(struct parser *ps)
 {
 	struct node *n = parse_primary(ps);
 
+	while (n && !ps->error && n->kind == N_IDENT && !strcmp(n->str, "REC") &&
+	       (is_punct(ps, OP_ARROW) || is_punct(ps, '.'))) {
+		next(ps);
+		if (ps->kind != T_IDENT) {
+			ps->error = true;
+			return NULL;
+		}
+		n->kind = N_FIELD;
+		n->field = find_field(ps, ps->text);
+		if (!n->field) {
+			ps->error = true;
+			return NULL;
+		}
+		next(ps);
+	}
 	while (n && !ps->error && is_punct(ps, '[')) {
 		struct node *ix = node_new(ps, N_INDEX);
 

@@ -48,7 +48,6 @@ struct writer_tls {
  */
 static __thread struct writer_tls wtls __attribute__((tls_model("initial-exec")));
 static pid_t cached_tgid;
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static void writer_atfork_child(void)
 {
@@ -58,26 +57,27 @@ static void writer_atfork_child(void)
 	cached_tgid = 0;
 }
 
-static void writer_atfork_init(void)
+/* From events_init(), never from a writer: pthread_atfork() is not async-signal-safe. */
+void writer_init(void)
 {
 	pthread_atfork(NULL, NULL, writer_atfork_child);
 }
 
 static __attribute__((noinline)) pid_t writer_tid_slow(void)
 {
-	pthread_once(&atfork_once, writer_atfork_init);
+	/* gettid(2): async-signal-safe, once per thread */
 	wtls.tid = (pid_t)syscall(SYS_gettid);
 	return wtls.tid;
 }
 
-pid_t event_current_tid(void)
+static inline pid_t writer_tid(void)
 {
 	pid_t tid = wtls.tid;
 
 	return likely(tid) ? tid : writer_tid_slow();
 }
 
-pid_t event_current_tgid(void)
+static inline pid_t writer_tgid(void)
 {
 	pid_t tgid = ld_relaxed(&cached_tgid);
 
@@ -86,6 +86,16 @@ pid_t event_current_tgid(void)
 		st_relaxed(&cached_tgid, tgid);
 	}
 	return tgid;
+}
+
+pid_t event_current_tid(void)
+{
+	return writer_tid();
+}
+
+pid_t event_current_tgid(void)
+{
+	return writer_tgid();
 }
 
 static __attribute__((noinline)) void writer_save_comm(pid_t tid)
@@ -98,7 +108,7 @@ static __attribute__((noinline)) void writer_save_comm(pid_t tid)
 static void *trace_event_next(struct evt_trace_event_buffer *fb)
 {
 	struct event_active *set = fb->set;
-	pid_t tid = event_current_tid(), tgid = event_current_tgid();
+	pid_t tid = writer_tid(), tgid = writer_tgid();
 
 	if (unlikely(!wtls.comm_saved))
 		writer_save_comm(tid);
@@ -199,8 +209,8 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 	ent->common_type = EVENT_ID_PRINT;
 	ent->common_flags = 0;
 	ent->common_preempt_count = 0;
-	ent->common_pid = event_current_tid();
-	ent->common_tgid = event_current_tgid();
+	ent->common_pid = writer_tid();
+	ent->common_tgid = writer_tgid();
 	if (!wtls.comm_saved)
 		writer_save_comm(ent->common_pid);
 	memset((char *)ent + sizeof(*ent), 0, 8);	/* ip: none in user space */

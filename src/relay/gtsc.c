@@ -11,6 +11,13 @@
  * and evt_trace_stop() - where it also rewrites dropped when the count
  * changed. A file the traced process rewrites is written under a temporary
  * name and renamed, so a reader never sees it half-written.
+ *
+ * IN_CLOSE_WRITE only says that someone closed a file it had open for
+ * writing, not that it wrote: a consumer opening a control file read-write
+ * (or `: > rewind`) must not move the trace. So the event only makes the
+ * process look at the content: state acts only when it holds a state other
+ * than the one the process last wrote or applied (state_shown); rewind acts
+ * only when it is not empty, and is emptied again after the rewind.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +45,7 @@ struct gtsc {
 	int ino;		/* inotify descriptor, or -1 */
 	int busy;		/* a control point is running (trylock) */
 	uint64_t dropped_shown; /* the value in the dropped file */
+	int state_shown; /* the state the state file is known to hold, or -1 */
 };
 
 static __thread unsigned int gtsc_calls;
@@ -89,29 +97,71 @@ static void refresh_dropped(struct gtsc *t)
 		t->dropped_shown = d;
 }
 
-/* Apply what another process wrote to state. */
-static void read_state(struct gtsc *t)
+/* Read a control file's content (at most @len - 1 bytes). Return its length, or -1. */
+static ssize_t read_ctl(const struct gtsc *t, const char *name, char *text, size_t len)
 {
-	char path[PATH_MAX], text[32];
+	char path[PATH_MAX];
 	ssize_t n;
 	int fd;
 
-	if (snprintf(path, sizeof(path), "%s/state", t->dir) >= (int)sizeof(path))
-		return;
+	if (snprintf(path, sizeof(path), "%s/%s", t->dir, name) >= (int)sizeof(path))
+		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;
-	n = read(fd, text, sizeof(text) - 1);
+		return -1;
+	n = read(fd, text, len - 1);
 	close(fd);
-	if (n <= 0)
-		return;
+	if (n < 0)
+		return -1;
 	text[n] = '\0';
+	return n;
+}
+
+/* Write the state file; state_shown follows it (-1 if the write failed: the next content acts). */
+static int write_state(struct gtsc *t, int state)
+{
+	int ret = write_file(t->dir, "state", state_name(state), 0644);
+
+	/* Relaxed: an int compared at control points; racing start/stop calls race anyway. */
+	st_relaxed(&t->state_shown, ret ? -1 : state);
+	return ret;
+}
+
+/* Apply what another process wrote to state: only a state the file did not already hold. */
+static void read_state(struct gtsc *t)
+{
+	char text[32];
+	int want;
+
+	if (read_ctl(t, "state", text, sizeof(text)) <= 0)
+		return; /* opened for writing and closed, or truncated: nothing written */
 	text[strcspn(text, " \t\r\n")] = '\0';
 	if (!strcmp(text, "start") || !strcmp(text, "1"))
+		want = EVT_TRACE_RUNNING;
+	else if (!strcmp(text, "stop") || !strcmp(text, "0"))
+		want = EVT_TRACE_STOPPED;
+	else if (!strcmp(text, "setup"))
+		want = EVT_TRACE_SETUP;
+	else
+		return;
+	if (want == ld_relaxed(&t->state_shown))
+		return; /* the content we wrote or applied last: no one wrote since */
+	st_relaxed(&t->state_shown, want);
+	if (want == EVT_TRACE_RUNNING)
 		st_relaxed(&t->state, EVT_TRACE_RUNNING);
-	else if ((!strcmp(text, "stop") || !strcmp(text, "0")) &&
-		 ld_relaxed(&t->state) == EVT_TRACE_RUNNING)
+	else if (want == EVT_TRACE_STOPPED && ld_relaxed(&t->state) == EVT_TRACE_RUNNING)
 		st_relaxed(&t->state, EVT_TRACE_STOPPED);
+}
+
+/* Rewind if another process wrote something to rewind, then empty it for the next request. */
+static void read_rewind(struct gtsc *t)
+{
+	char text[8];
+
+	if (read_ctl(t, "rewind", text, sizeof(text)) <= 0)
+		return;
+	relay_chan_rewind(t->pub.rchan);
+	write_file(t->dir, "rewind", "", 0644);
 }
 
 /* A control point: at most one thread at a time, the others go on. */
@@ -120,6 +170,9 @@ static void gtsc_control(struct gtsc *t)
 	char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	int zero = 0;
 
+	/* A fork() child: the inotify queue and the files are the parent's. */
+	if (unlikely(relay_chan_forked(t->pub.rchan)))
+		return;
 	/* Acquire/release: one control point at a time sees the last one's work. */
 	if (!cas_acq_rel(&t->busy, &zero, 1))
 		return;
@@ -134,7 +187,7 @@ static void gtsc_control(struct gtsc *t)
 			if (e->len && !strcmp(e->name, "state"))
 				read_state(t);
 			else if (e->len && !strcmp(e->name, "rewind"))
-				relay_chan_rewind(t->pub.rchan);
+				read_rewind(t);
 			p += sizeof(*e) + e->len;
 		}
 	}
@@ -241,7 +294,7 @@ int evt_trace_setup(const char *root, const char *name, size_t subbuf_size, size
 			     &t->pub.rchan);
 	if (ret < 0)
 		goto err_dir;
-	ret = write_file(t->dir, "state", state_name(EVT_TRACE_SETUP), 0644);
+	ret = write_state(t, EVT_TRACE_SETUP);
 	if (!ret)
 		ret = write_file(t->dir, "dropped", "0\n", 0644);
 	if (!ret)
@@ -283,9 +336,11 @@ int evt_trace_start(struct evt_trace_info *trace)
 
 	if (!t)
 		return -EINVAL;
+	if (relay_chan_forked(t->pub.rchan))
+		return -ECHILD;
 	gtsc_control(t);
 	st_relaxed(&t->state, EVT_TRACE_RUNNING);
-	return write_file(t->dir, "state", state_name(EVT_TRACE_RUNNING), 0644);
+	return write_state(t, EVT_TRACE_RUNNING);
 }
 
 int evt_trace_stop(struct evt_trace_info *trace)
@@ -294,6 +349,8 @@ int evt_trace_stop(struct evt_trace_info *trace)
 
 	if (!t)
 		return -EINVAL;
+	if (relay_chan_forked(t->pub.rchan))
+		return -ECHILD;
 	gtsc_control(t);
 	if (ld_relaxed(&t->state) != EVT_TRACE_RUNNING)
 		return -EINVAL;
@@ -301,7 +358,7 @@ int evt_trace_stop(struct evt_trace_info *trace)
 	/* What was written is finished, so a consumer sees all of it as whole sub-buffers. */
 	evt_relay_flush(t->pub.rchan);
 	refresh_dropped(t);
-	return write_file(t->dir, "state", state_name(EVT_TRACE_STOPPED), 0644);
+	return write_state(t, EVT_TRACE_STOPPED);
 }
 
 int evt_trace_running(struct evt_trace_info *trace)
@@ -328,12 +385,15 @@ uint64_t evt_trace_dropped(struct evt_trace_info *trace)
 void evt_trace_cleanup(struct evt_trace_info *trace)
 {
 	struct gtsc *t = (struct gtsc *)trace;
+	int forked;
 
 	if (!t)
 		return;
 	if (t->ino >= 0)
 		close(t->ino);
+	forked = relay_chan_forked(t->pub.rchan);
 	evt_relay_close(t->pub.rchan);
-	remove_files(t);
+	if (!forked) /* in a fork() child the directory is the parent's */
+		remove_files(t);
 	free(t);
 }

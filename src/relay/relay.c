@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +71,78 @@ struct rchan {
 	int rseq;	     /* writers reserve by restartable sequence */
 	struct rbuf **bufs;  /* pub.nr_bufs buffers */
 	struct rbuf **map;   /* CPU -> buffer (all buffer 0 when global) */
+	struct rchan *reg_next; /* the registry of channels (fork) */
+	int forked;		/* a fork() child's copy: writes fail with -ECHILD */
 };
+
+/*
+ * fork(): the child shares the buffers (MAP_SHARED memfds) but not the
+ * switch locks, which are process-local: a child writing would switch
+ * sub-buffers concurrently with its parent. So the child must not write,
+ * and that is enforced at no cost to the fast path: the atfork child
+ * handler points every CPU of every channel at relay_dead, a private
+ * buffer whose word is CLOSED, so every reservation takes the switch path,
+ * and relay_switch() answers -ECHILD for relay_dead. The buffers stay on
+ * c->bufs for evt_relay_close(), which in the child only drops its
+ * mappings (the files, the reference and finalized are the parent's).
+ */
+static struct relay_shm relay_dead_shm = { .wstate = RELAY_CLOSED };
+static struct rbuf relay_dead = { .shm = &relay_dead_shm };
+static pthread_mutex_t relay_reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rchan *relay_reg;
+static pthread_once_t relay_atfork_once = PTHREAD_ONCE_INIT;
+
+static void relay_atfork_prepare(void)
+{
+	pthread_mutex_lock(&relay_reg_lock);
+}
+
+static void relay_atfork_parent(void)
+{
+	pthread_mutex_unlock(&relay_reg_lock);
+}
+
+static void relay_atfork_child(void)
+{
+	/* Only this thread exists now: plain stores are seen by whatever it does next. */
+	for (struct rchan *c = relay_reg; c; c = c->reg_next) {
+		c->forked = 1;
+		for (unsigned int cpu = 0; cpu < c->nr_map; cpu++)
+			c->map[cpu] = &relay_dead;
+	}
+	pthread_mutex_unlock(&relay_reg_lock);
+}
+
+static void relay_atfork_init(void)
+{
+	pthread_atfork(relay_atfork_prepare, relay_atfork_parent, relay_atfork_child);
+}
+
+static void relay_register(struct rchan *c)
+{
+	pthread_once(&relay_atfork_once, relay_atfork_init);
+	pthread_mutex_lock(&relay_reg_lock);
+	c->reg_next = relay_reg;
+	relay_reg = c;
+	pthread_mutex_unlock(&relay_reg_lock);
+}
+
+static void relay_unregister(struct rchan *c)
+{
+	pthread_mutex_lock(&relay_reg_lock);
+	for (struct rchan **pp = &relay_reg; *pp; pp = &(*pp)->reg_next) {
+		if (*pp == c) {
+			*pp = c->reg_next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&relay_reg_lock);
+}
+
+int relay_chan_forked(struct evt_rchan *chan)
+{
+	return chan && ((struct rchan *)chan)->forked;
+}
 
 static inline struct rchan *to_rchan(struct evt_rchan *c)
 {
@@ -299,6 +371,8 @@ static int relay_switch(struct rchan *c, struct rbuf *b, size_t length, int forc
 	size_t reserve;
 	int ret;
 
+	if (unlikely(b == &relay_dead))
+		return -ECHILD; /* a fork() child: see relay_atfork_child() */
 	if (unlikely(length > b->size)) {
 		add_relaxed(&shm->toobig, 1);
 		return -E2BIG;
@@ -604,6 +678,8 @@ int evt_relay_subbufs_consumed(struct evt_rchan *chan, unsigned int cpu, size_t 
 
 	if (!c || cpu >= c->nr_map)
 		return -EINVAL;
+	if (c->forked)
+		return -ECHILD; /* map[] points at relay_dead: a consumer uses the reader API */
 	if (consumed > c->pub.n_subbufs)
 		return -EINVAL;
 	shm = c->map[cpu]->shm;
@@ -703,6 +779,13 @@ static void rbuf_reset(struct rchan *c, struct rbuf *b)
 
 static void rbuf_free(struct rchan *c, struct rbuf *b)
 {
+	if (c->forked) { /* the child's mappings only: the buffer is the parent's */
+		munmap(b->shm, b->map_len);
+		close(b->pub.fd);
+		free(b->path);
+		free(b);
+		return;
+	}
 	if (b->path) {
 		if (c->cb.remove_buf_file)
 			c->cb.remove_buf_file(b->path);
@@ -758,6 +841,7 @@ static int resolve_parent(const char *parent, char **out)
 
 static void rchan_free(struct rchan *c)
 {
+	relay_unregister(c);
 	for (unsigned int i = 0; i < c->pub.nr_bufs; i++)
 		if (c->bufs[i])
 			rbuf_free(c, c->bufs[i]);
@@ -833,6 +917,7 @@ int evt_relay_open(const char *base_filename, const char *parent, size_t subbuf_
 	c->rseq = !is_global && rseq_ops_init();
 	for (unsigned int i = 0; i < c->pub.nr_bufs; i++)
 		rbuf_reset(c, c->bufs[i]);
+	relay_register(c);
 	*chanp = &c->pub;
 	return 0;
 err:
@@ -849,6 +934,8 @@ int evt_relay_late_setup_files(struct evt_rchan *chan, const char *base_filename
 
 	if (!c || !base_filename)
 		return -EINVAL;
+	if (c->forked)
+		return -ECHILD;
 	if (c->base_filename)
 		return -EEXIST;
 	if (!c->cb.create_buf_file || !c->cb.remove_buf_file)
@@ -892,7 +979,7 @@ void evt_relay_flush(struct evt_rchan *chan)
 {
 	struct rchan *c = to_rchan(chan);
 
-	if (!c)
+	if (!c || c->forked)
 		return;
 	for (unsigned int i = 0; i < c->pub.nr_bufs; i++)
 		relay_switch(c, c->bufs[i], 0, 1);
@@ -902,7 +989,7 @@ void evt_relay_reset(struct evt_rchan *chan)
 {
 	struct rchan *c = to_rchan(chan);
 
-	if (!c)
+	if (!c || c->forked)
 		return;
 	for (unsigned int i = 0; i < c->pub.nr_bufs; i++)
 		rbuf_reset(c, c->bufs[i]);

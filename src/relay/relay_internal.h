@@ -149,6 +149,8 @@ struct evt_rchan;
 /* For GTSC: the sum of every buffer's dropped count, and a rewind of every buffer. */
 uint64_t relay_chan_dropped(struct evt_rchan *chan);
 void relay_chan_rewind(struct evt_rchan *chan);
+/* 1 in a fork() child's copy of @chan (writes fail with -ECHILD), else 0. */
+int relay_chan_forked(struct evt_rchan *chan);
 /* Rewind one buffer: the next read starts at the oldest sub-buffer still intact. */
 void relay_shm_rewind(struct relay_shm *shm, uint64_t n_subbufs);
 

@@ -92,6 +92,11 @@ int evt_relay_reader_open(const char *path, struct evt_relay_reader **rp)
 
 	if (!path || !rp)
 		return -EINVAL;
+	/*
+	 * Read-write: the consume protocol writes the shared header (consumed and
+	 * bytes_consumed by CAS, refs, maps, waiters), and a writable MAP_SHARED mapping
+	 * needs a writable descriptor. The sub-buffers are mapped read-only.
+	 */
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

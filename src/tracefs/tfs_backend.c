@@ -346,7 +346,7 @@ static int with_event_seq(const struct tb_event *t, struct tfs_seq *s, size_t si
 {
 	struct evt_event *ev;
 	struct evt_seq es;
-	char small[1024];
+	char small[4096];
 	char *buf = size <= sizeof(small) ? small : malloc(size);
 	int ret;
 
@@ -391,7 +391,7 @@ static int core_event_print(const struct tb_event *t, const void *rec, size_t le
 			    struct tfs_seq *s)
 {
 	struct rec r = { rec, len };
-	size_t size = len * 4 + 1024;
+	size_t size = len * 4 + 512;	/* records of up to ~900 bytes print from the stack */
 
 	return with_event_seq(t, s, size > TEXT_MAX ? TEXT_MAX : size, print_fn, &r);
 }

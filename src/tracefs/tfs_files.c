@@ -762,6 +762,28 @@ static ssize_t ignore_write(struct evt_tracefs_file *f, const char *buf, size_t 
 	return (ssize_t)len;
 }
 
+/* ---- current_tracer, available_tracers: events only, the "nop" tracer ----------------------- */
+
+static int tracers_show(struct evt_tracefs_file *f, struct tfs_seq *s)
+{
+	(void)f;
+	return tfs_seq_puts(s, "nop\n");
+}
+
+static ssize_t current_tracer_write(struct evt_tracefs_file *f, const char *buf, size_t len)
+{
+	char *name = tfs_strdup_stripped(buf, len);
+	bool nop;
+
+	(void)f;
+	if (!name)
+		return -ENOMEM;
+	nop = !strcmp(name, "nop");
+	free(name);
+	/* the kernel's answer to a tracer it does not have */
+	return nop ? (ssize_t)len : -EINVAL;
+}
+
 /* ---- trace, trace_pipe, trace_pipe_raw, stats: tfs_print.c -------------------------------- */
 
 /* ---- the tree ----------------------------------------------------------------------------- */
@@ -773,6 +795,7 @@ FILE_RO(available_events_ops, "available_events", available_events_show);
 FILE_RO(format_ops, "format", format_show);
 FILE_RO(id_ops, "id", id_show);
 FILE_RO(buffer_total_ops, "buffer_total_size_kb", buffer_total_show);
+FILE_RO(available_tracers_ops, "available_tracers", tracers_show);
 
 static const struct tfs_ops set_event_ops = {
 	.name = "set_event", .mode = TFS_MODE_RW, .open = set_event_open,
@@ -796,6 +819,10 @@ static const struct tfs_ops subsys_filter_ops = {
 };
 static const struct tfs_ops trigger_ops = {
 	.name = "trigger", .mode = TFS_MODE_RW, .show = trigger_show, .write = trigger_write,
+};
+static const struct tfs_ops current_tracer_ops = {
+	.name = "current_tracer", .mode = TFS_MODE_RW, .show = tracers_show,
+	.write = current_tracer_write,
 };
 static const struct tfs_ops tracing_on_ops = {
 	.name = "tracing_on", .mode = TFS_MODE_RW, .show = tracing_on_show,
@@ -1173,7 +1200,8 @@ static const struct tfs_ops saved_cmdlines_top_ops = {
 };
 
 static const struct tfs_ops *const root_children[] = {
-	&available_events_ops, &buffer_size_ops, &buffer_total_ops, &error_log_ops,
+	&available_events_ops, &available_tracers_ops, &buffer_size_ops, &buffer_total_ops,
+	&current_tracer_ops, &error_log_ops,
 	&events_dir_ops, &instances_ops, &per_cpu_ops, &saved_cmdlines_top_ops, &set_event_ops,
 	&set_event_pid_ops, &trace_ops, &trace_clock_ops, &marker_ops, &trace_pipe_ops,
 	&tracing_on_ops, NULL,

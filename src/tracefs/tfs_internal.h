@@ -107,6 +107,12 @@ struct evt_tracefs_file {
 	uint64_t pos;			/* next offset of evt_tracefs_file_read() */
 	struct tfs_seq seq;
 	void *priv;			/* the file's per-open state */
+	/*
+	 * Set by evt_tracefs_file_interrupt() from any thread, taken (exchanged
+	 * back to 0) by a waiting read of the owner: relaxed is enough, the flag
+	 * orders nothing else and the reader polls it at each wake-up.
+	 */
+	int interrupt;
 	struct evt_tracefs_file *next;	/* the list of open files (rmdir's check) */
 };
 
@@ -122,6 +128,9 @@ struct error_log *tfs_error_log(struct evt_instance *inst);
 
 /* Is any file of @inst open? (under tfs_lock) */
 bool tfs_inst_busy(const struct evt_instance *inst);
+
+/* A waiting read's check: was it interrupted? (takes the request) */
+bool tfs_interrupted(struct evt_tracefs_file *f);
 
 void tfs_lock(void);
 void tfs_unlock(void);

@@ -522,6 +522,8 @@ ssize_t tfs_pipe_read(struct evt_tracefs_file *f, char *buf, size_t len)
 		/* as the kernel: end of file once tracing is off and something was read */
 		if (f->pos && !tb_tracing_on(f->node.inst))
 			return 0;
+		if (tfs_interrupted(f))
+			return -EINTR;
 		poll_sleep();
 	}
 }
@@ -584,6 +586,8 @@ ssize_t tfs_raw_read(struct evt_tracefs_file *f, char *buf, size_t len)
 			return -EAGAIN;
 		if (f->pos && !tb_tracing_on(f->node.inst))
 			return 0;
+		if (tfs_interrupted(f))
+			return -EINTR;
 		poll_sleep();
 	}
 	/* one page per read at most, as the kernel's trace_pipe_raw */

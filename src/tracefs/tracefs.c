@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat/atomic.h"
 #include "tracefs/tfs_internal.h"
 
 static pthread_mutex_t tfs_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -295,6 +296,21 @@ int evt_tracefs_close(struct evt_tracefs_file *f)
 	tfs_seq_free(&f->seq);
 	free(f);
 	return 0;
+}
+
+int evt_tracefs_file_interrupt(struct evt_tracefs_file *f)
+{
+	if (!f)
+		return -EINVAL;
+	/* relaxed: a flag the reader polls; it publishes no other data (see tfs_internal.h) */
+	st_relaxed(&f->interrupt, 1);
+	return 0;
+}
+
+bool tfs_interrupted(struct evt_tracefs_file *f)
+{
+	/* relaxed: see evt_tracefs_file_interrupt() */
+	return ld_relaxed(&f->interrupt) && xchg_acq_rel(&f->interrupt, 0);
 }
 
 static ssize_t file_read(struct evt_tracefs_file *f, void *buf, size_t len, uint64_t off,

@@ -16,12 +16,18 @@ _Static_assert(sizeof(struct evt_tracepipe_page_header) == EVT_TRACEPIPE_PAGE_HD
 	       "page header layout");
 _Static_assert(sizeof(struct evt_tracepipe_record_header) == EVT_TRACEPIPE_REC_HDR,
 	       "record header layout");
+_Static_assert(sizeof(struct evt_tracepipe_stream_info) == EVT_TRACEPIPE_STREAM_INFO,
+	       "stream info layout");
 
 /**
  * evt_tracepipe_page_parse() - check the page at the start of @buf.
  * @buf: bytes read from the stream, starting at a page boundary.
  * @len: how many.
  * @page: filled in on success.
+ *
+ * A stream page (hdr.cpu == EVT_TRACEPIPE_STREAM_CPU) must be exactly
+ * header + struct evt_tracepipe_stream_info; @page->stream is then 1 and
+ * @page->info holds it, and evt_tracepipe_record_next() finds no record.
  *
  * Return: the page's size in bytes (> 0: the next page starts there),
  * -EAGAIN if @len is shorter than the header or than the page it
@@ -40,11 +46,23 @@ int evt_tracepipe_page_parse(const void *buf, size_t len, struct evt_tracepipe_p
 	    h.hdr_size != EVT_TRACEPIPE_PAGE_HDR || h.size < EVT_TRACEPIPE_PAGE_HDR ||
 	    h.size > EVT_TRACEPIPE_PAGE_SIZE)
 		return -EBADMSG;
+	if (h.cpu == EVT_TRACEPIPE_STREAM_CPU && h.size != EVT_TRACEPIPE_PAGE_HDR +
+							    EVT_TRACEPIPE_STREAM_INFO)
+		return -EBADMSG;
 	if (len < h.size)
 		return -EAGAIN;
+	memset(&page->info, 0, sizeof(page->info));
+	page->stream = h.cpu == EVT_TRACEPIPE_STREAM_CPU;
+	if (page->stream) {
+		memcpy(&page->info, (const unsigned char *)buf + EVT_TRACEPIPE_PAGE_HDR,
+		       sizeof(page->info));
+		if (page->info.shift >= 64)
+			return -EBADMSG;
+	}
 	page->hdr = h;
 	page->data = buf;
-	page->next = h.hdr_size;
+	/* A stream page has no records: the walk is over before it begins. */
+	page->next = page->stream ? h.size : h.hdr_size;
 	return (int)h.size;
 }
 

@@ -125,6 +125,10 @@ struct evt_tracepipe_channel {
 	uint64_t pipe_pos;
 	uint64_t missed_shown;
 	uint64_t missed_time;
+	struct evt_tracepipe_stream_info info; /* the clock's scale (at creation) */
+	/* fork(): every channel is on tp_reg; in the child each is marked forked */
+	struct evt_tracepipe_channel *reg_next;
+	int forked; /* this is a fork() child's copy: no flusher, -ECHILD */
 };
 
 /* ---- the fast path ------------------------------------------------------------------------- */
@@ -286,9 +290,13 @@ static inline __attribute__((always_inline)) void *tp_reserve(struct evt_tracepi
 	uint64_t pos, gen = 0;
 	uint32_t off;
 
-	/* Relaxed: only a hint; what the pages need is ordered by avail and w. */
+	/*
+	 * Relaxed: only a hint; what the pages need is ordered by avail and w.
+	 * In a fork() child enabled is 0 (tp_atfork_child()): the check costs
+	 * nothing more than the reader check already made.
+	 */
 	if (unlikely(!ld_relaxed(&chan->enabled))) {
-		*err = -EPIPE;
+		*err = unlikely(chan->forked) ? -ECHILD : -EPIPE;
 		return NULL;
 	}
 	if (unlikely(len > EVT_TRACEPIPE_MAX_EVENT)) {
@@ -673,6 +681,60 @@ static void tp_show_missed(struct evt_tracepipe_channel *chan, int force)
 	unlink(tmp);
 }
 
+/* The clock's scale for the stream page: the calibration of "local" (core/clock.c). */
+static void tp_stream_info_init(struct evt_tracepipe_channel *chan)
+{
+	struct evt_tracepipe_stream_info *info = &chan->info;
+
+	evt_clock_init();
+	memset(info, 0, sizeof(*info));
+#if defined(__x86_64__) || defined(__aarch64__)
+	info->clock = EVT_CLOCK_TSC;
+	/* Acquire: pairs with the calibrator's st_release of mode (mult, shift, offset). */
+	if (ld_acquire(&tclock.mode) != TCLOCK_MODE_UNINIT && tclock.mult && tclock.shift < 64) {
+		info->mult = tclock.mult;
+		info->shift = tclock.shift;
+		info->offset = tclock.offset;
+		info->freq_hz = tclock.freq_hz;
+	}
+#else
+	/* tclock_cycles() reads CLOCK_MONOTONIC_RAW in ns here. */
+	info->clock = EVT_CLOCK_MONO_RAW;
+	info->mult = 1;
+	info->freq_hz = 1000000000u;
+#endif
+}
+
+/*
+ * The stream page, first in the pipe of every reader: the pipe is new
+ * (the last attachment's was freed when both ends closed) and the page is
+ * far below PIPE_BUF, so one write() puts it in whole. A failure is the
+ * reader leaving: the next send sees it.
+ */
+static void tp_send_stream_page(struct evt_tracepipe_channel *chan, int fd)
+{
+	unsigned char buf[EVT_TRACEPIPE_PAGE_HDR + EVT_TRACEPIPE_STREAM_INFO];
+	struct evt_tracepipe_page_header h = {
+		.magic = EVT_TRACEPIPE_MAGIC,
+		.version = EVT_TRACEPIPE_VERSION,
+		.hdr_size = EVT_TRACEPIPE_PAGE_HDR,
+		.size = sizeof(buf),
+		.cpu = EVT_TRACEPIPE_STREAM_CPU,
+	};
+	struct evt_tracepipe_stream_info info = chan->info;
+	ssize_t n;
+
+	info.base_cycles = tclock_cycles();
+	info.base_ns = tclock_posix(CLOCK_MONOTONIC);
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), &info, sizeof(info));
+	do
+		n = write(fd, buf, sizeof(buf));
+	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		chan->pipe_pos += (uint64_t)n; /* vmsplice recycling counts every byte sent */
+}
+
 static void tp_attach(struct evt_tracepipe_channel *chan, int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
@@ -693,6 +755,7 @@ static void tp_attach(struct evt_tracepipe_channel *chan, int fd)
 		c->flush_upto = 0;
 	}
 	chan->pipe_pos = 0;
+	tp_send_stream_page(chan, fd);
 	chan->wfd = fd;
 	/* Release: nothing needed by writers; pairs with nobody but makes the order plain. */
 	st_release(&chan->enabled, 1);
@@ -884,6 +947,68 @@ static int tp_possible_cpus(void)
 	return n > TP_MAX_CPUS ? TP_MAX_CPUS : (int)n;
 }
 
+/*
+ * fork(): the child gets a copy of every channel (private memory) but no
+ * flusher thread, so nothing it records would ever reach the pipe. The
+ * atfork child handler turns each copy off for good (enabled 0, forked
+ * 1: events return -ECHILD at no cost to the fast path) and closes the
+ * child's copy of the FIFO's write end, so the reader still sees end of
+ * stream when the parent's flusher closes its own. The registry lock is
+ * taken across fork() so the child finds the list whole.
+ */
+static pthread_mutex_t tp_reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct evt_tracepipe_channel *tp_reg;
+static pthread_once_t tp_atfork_once = PTHREAD_ONCE_INIT;
+
+static void tp_atfork_prepare(void)
+{
+	pthread_mutex_lock(&tp_reg_lock);
+}
+
+static void tp_atfork_parent(void)
+{
+	pthread_mutex_unlock(&tp_reg_lock);
+}
+
+static void tp_atfork_child(void)
+{
+	/* Only this thread exists now: plain stores are seen by whatever it does next. */
+	for (struct evt_tracepipe_channel *c = tp_reg; c; c = c->reg_next) {
+		st_relaxed(&c->enabled, 0);
+		c->forked = 1;
+		if (c->wfd >= 0)
+			close(c->wfd);
+		c->wfd = -1;
+	}
+	pthread_mutex_unlock(&tp_reg_lock);
+}
+
+static void tp_atfork_init(void)
+{
+	pthread_atfork(tp_atfork_prepare, tp_atfork_parent, tp_atfork_child);
+}
+
+static void tp_register(struct evt_tracepipe_channel *chan)
+{
+	pthread_once(&tp_atfork_once, tp_atfork_init);
+	pthread_mutex_lock(&tp_reg_lock);
+	chan->reg_next = tp_reg;
+	tp_reg = chan;
+	pthread_mutex_unlock(&tp_reg_lock);
+}
+
+static void tp_unregister(struct evt_tracepipe_channel *chan)
+{
+	pthread_mutex_lock(&tp_reg_lock);
+	for (struct evt_tracepipe_channel **pp = &tp_reg; *pp; pp = &(*pp)->reg_next) {
+		if (*pp == chan) {
+			*pp = chan->reg_next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&tp_reg_lock);
+}
+
 static void tp_free(struct evt_tracepipe_channel *chan)
 {
 	if (chan->mem)
@@ -1001,7 +1126,7 @@ int evt_tracepipe_create_channel_opts(const char *name, const struct evt_tracepi
 		ret = -errno;
 		goto err_free;
 	}
-	tclock_cycles();
+	tp_stream_info_init(chan);
 	chan->rseq = rseq_ops_init();
 	/* rseq writers index CPUs by the CPU they run on: need one per possible CPU. */
 	if (chan->rseq && chan->nr_cpus < (unsigned int)tp_possible_cpus())
@@ -1011,6 +1136,7 @@ int evt_tracepipe_create_channel_opts(const char *name, const struct evt_tracepi
 	ret = -pthread_create(&chan->thread, NULL, tp_flusher, chan);
 	if (ret)
 		goto err_free;
+	tp_register(chan);
 	*chanp = chan;
 	return 0;
 
@@ -1056,6 +1182,8 @@ int evt_tracepipe_readers(struct evt_tracepipe_channel *chan)
 
 	if (!chan)
 		return -EINVAL;
+	if (chan->forked)
+		return 0; /* nothing is recorded in a fork() child */
 	pthread_mutex_lock(&chan->lock);
 	alive = tp_reader_alive(chan);
 	pthread_mutex_unlock(&chan->lock);
@@ -1064,6 +1192,9 @@ int evt_tracepipe_readers(struct evt_tracepipe_channel *chan)
 
 /**
  * evt_tracepipe_remove_channel() - remove the FIFO and free @chan.
+ *
+ * In a fork() child, only the child's copy is freed: the FIFO, its files
+ * and the flusher are the parent's.
  *
  * Return: 0, or -EBUSY while a reader holds the FIFO open (nothing is
  * changed then), -EINVAL for NULL.
@@ -1074,6 +1205,14 @@ int evt_tracepipe_remove_channel(struct evt_tracepipe_channel *chan)
 
 	if (!chan)
 		return -EINVAL;
+	if (chan->forked) {
+		tp_unregister(chan);
+		/* The locks may have been held by a thread of the parent at fork(): fresh ones. */
+		pthread_mutex_init(&chan->lock, NULL);
+		pthread_cond_init(&chan->cond, NULL);
+		tp_free(chan);
+		return 0;
+	}
 	pthread_mutex_lock(&chan->lock);
 	if (tp_reader_alive(chan)) {
 		pthread_mutex_unlock(&chan->lock);
@@ -1089,6 +1228,7 @@ int evt_tracepipe_remove_channel(struct evt_tracepipe_channel *chan)
 		close(rfd);
 	unlink(chan->path);
 	unlink(chan->missed_path);
+	tp_unregister(chan);
 	tp_free(chan);
 	return 0;
 }
@@ -1098,7 +1238,8 @@ int evt_tracepipe_remove_channel(struct evt_tracepipe_channel *chan)
  * close the CPUs' open pages and wait until all complete pages are in
  * the pipe (not necessarily read).
  *
- * Return: 0; -EPIPE if no reader is attached (or it left meanwhile).
+ * Return: 0; -EPIPE if no reader is attached (or it left meanwhile);
+ * -ECHILD in a fork() child (no flusher there).
  */
 int evt_tracepipe_flush(struct evt_tracepipe_channel *chan)
 {
@@ -1107,6 +1248,8 @@ int evt_tracepipe_flush(struct evt_tracepipe_channel *chan)
 
 	if (!chan)
 		return -EINVAL;
+	if (chan->forked)
+		return -ECHILD;
 	pthread_mutex_lock(&chan->lock);
 	if (chan->wfd < 0) {
 		pthread_mutex_unlock(&chan->lock);

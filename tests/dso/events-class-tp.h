@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tests/dso/events-class-tp.h - an event class with three events (events-macros).
+ * tests/dso/events-class-tp.h - an event class and events with conditions (events-macros).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM evclass
@@ -38,6 +38,24 @@ DEFINE_EVENT_PRINT(evclass_io, evclass_sync,
 	TP_PROTO(int fd, unsigned long len, const char *what),
 	TP_ARGS(fd, len, what),
 	TP_printk("sync fd=%d", __entry->fd));
+
+DEFINE_EVENT_CONDITION(evclass_io, evclass_big_read,
+	TP_PROTO(int fd, unsigned long len, const char *what),
+	TP_ARGS(fd, len, what),
+	TP_CONDITION(len >= 4096));
+
+TRACE_EVENT_CONDITION(evclass_odd,
+	TP_PROTO(int n),
+	TP_ARGS(n),
+	TP_CONDITION(n & 1),
+	TP_STRUCT__entry(
+		__field(int, n)
+	),
+	TP_fast_assign(
+		__entry->n = n;
+	),
+	TP_printk("n=%d", __entry->n)
+);
 
 #endif
 

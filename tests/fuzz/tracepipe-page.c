@@ -11,7 +11,7 @@
  *
  * Seeds (tests/fuzz/corpus/tracepipe-page/): built by this file with
  * -DTP_FUZZ_GEN_MAIN (see the end): real pages, a truncated one, a
- * record crossing the end, a bad magic.
+ * record crossing the end, a bad magic, a stream page and a page.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -50,6 +50,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 		check((size_t)n <= size - off && n >= EVT_TRACEPIPE_PAGE_HDR);
+		if (pg.stream) { /* the scale converts anything without faulting */
+			check(n == EVT_TRACEPIPE_PAGE_HDR + EVT_TRACEPIPE_STREAM_INFO);
+			check(pg.info.shift < 64);
+			sink += (unsigned int)EVT_TRACEPIPE_CYCLES_TO_NS(&pg.info, UINT64_MAX);
+		}
 		while ((r = evt_tracepipe_record_next(&pg, &rec)) == 1) {
 			const unsigned char *p = rec.payload;
 
@@ -92,6 +97,20 @@ static size_t page(unsigned char *out, uint32_t cpu, uint64_t seq, int nrec, int
 	return off;
 }
 
+/* The stream page: the clock's scale, no records. */
+static size_t stream_page(unsigned char *out)
+{
+	struct evt_tracepipe_page_header h = {
+		EVT_TRACEPIPE_MAGIC, EVT_TRACEPIPE_VERSION, EVT_TRACEPIPE_PAGE_HDR,
+		EVT_TRACEPIPE_PAGE_HDR + EVT_TRACEPIPE_STREAM_INFO, EVT_TRACEPIPE_STREAM_CPU, 0, 0
+	};
+	struct evt_tracepipe_stream_info info = { 6, 24, 5592405, 1000, 123456, 789, 3000000000u };
+
+	memcpy(out, &h, sizeof(h));
+	memcpy(out + sizeof(h), &info, sizeof(info));
+	return h.size;
+}
+
 static void put(const char *dir, const char *name, const unsigned char *b, size_t n)
 {
 	char path[512];
@@ -113,6 +132,9 @@ int main(int argc, char **argv)
 		return 2;
 	n = page(b, 0, 0, 10, 16);
 	put(argv[1], "one-page", b, n);
+	n = stream_page(b);
+	n += page(b + n, 0, 0, 2, 8);
+	put(argv[1], "stream", b, n);
 	n += page(b + n, 1, 0, 3, 253);
 	n += page(b + n, 0, 1, 1, EVT_TRACEPIPE_MAX_EVENT);
 	put(argv[1], "three-pages", b, n);

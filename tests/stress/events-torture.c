@@ -258,6 +258,9 @@ int main(int argc, char **argv)
 	rk.type = evt_event_id(__evt_def_evtest_seq.event);
 	rc.inst = churn;
 	rc.type = rk.type;
+	/* churn always has one of the filters (the control thread only swaps them) */
+	T_ASSERT_OK(evt_instance_event_filter(churn, "evtest", "evtest_seq", filters[0], NULL,
+					      NULL));
 
 	pthread_create(&rk_th, NULL, reader_main, &rk);
 	pthread_create(&rc_th, NULL, reader_main, &rc);

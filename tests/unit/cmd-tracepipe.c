@@ -4,7 +4,8 @@
  * (build/tools/evtrace) against a channel of this test:
  *  - list shows the channel and its missed count;
  *  - record -c N writes a stream file that parses to the N records;
- *  - cat -c 3 prints the records as text lines;
+ *  - cat -c 3 prints the records as text lines, times in seconds.microseconds
+ *    converted with the stream page's scale; --ns in ns, --cycles raw;
  *  - with stderr on a terminal (a pty) the live line appears, rewritten
  *    with \r, and SIGINT ends the command with status 0;
  *  - usage errors exit 2, a missing channel 1.
@@ -154,6 +155,36 @@ int main(void)
 	T_ASSERT_EQ(wait_status(pid), 0);
 	T_ASSERT(strstr(buf, "4: 41 00 00 00\n") && strstr(buf, "4: 43 00 00 00\n"));
 	T_ASSERT(!strstr(buf, "4: 44 00 00 00"));
+	{
+		unsigned int cpu, len;
+		unsigned long long s;
+		char us[16];
+
+		/* "[cpu] S.UUUUUU len:": six digits after the point, seconds of the local clock */
+		T_ASSERT_EQ(sscanf(buf, "[%u] %llu.%15[0-9] %u:", &cpu, &s, us, &len), 4);
+		T_ASSERT_EQ(strlen(us), 6);
+		T_ASSERT_EQ(len, 4);
+		T_ASSERT(s > 0);
+	}
+	wait_detached();
+
+	/* cat --cycles: the raw counter, one integer */
+	pid = run((char *[]){ "evtrace", "tracepipe", "cat", "--cycles", "-c", "1", "-D", dir,
+			      "cmdtest", NULL },
+		  &out, -1);
+	tpt_wait_attached(chan);
+	events(1, 0x41);
+	read_all(out, buf, sizeof(buf));
+	T_ASSERT_EQ(wait_status(pid), 0);
+	{
+		unsigned int cpu, len;
+		unsigned long long cyc;
+		char after;
+
+		T_ASSERT_EQ(sscanf(buf, "[%u] %llu%c", &cpu, &cyc, &after), 3);
+		T_ASSERT(after == ' ' && cyc > 0);
+		T_ASSERT(sscanf(buf, "[%u] %llu %u:", &cpu, &cyc, &len) == 3 && len == 4);
+	}
 	wait_detached();
 
 	/* cat --ns: seconds.nanoseconds instead of cycles */

@@ -148,9 +148,27 @@ int main(void)
 	}
 	T_ASSERT_EQ(t_consume(inst, NULL, NULL), 2);
 
+	/* conditions: tested at the call site, on the arguments */
+	T_ASSERT_EQ(evt_instance_event_enable(inst, "evclass", "evclass_big_read", true), 1);
+	T_ASSERT_EQ(evt_instance_event_enable(inst, "evclass", "evclass_odd", true), 1);
+	trace_evclass_big_read(1, 100, "small");
+	trace_evclass_big_read(1, 8192, "big");
+	for (int n = 0; n < 6; n++)
+		trace_evclass_odd(n);
+	{
+		const char *t = t_trace_text(inst, -1);
+
+		T_ASSERT(!strstr(t, "what=small"));
+		T_ASSERT(strstr(t, "evclass_big_read: fd=1 len=8192 what=big\n"));
+		T_ASSERT_EQ(t_count(t, "evclass_odd: "), 3);
+		T_ASSERT(strstr(t, "evclass_odd: n=5\n") && !strstr(t, "evclass_odd: n=4\n"));
+	}
+	T_ASSERT_EQ(t_consume(inst, NULL, NULL), 4);
+	evt_instance_event_enable(inst, "evclass", NULL, false);
+
 	/* an event class: three events, one layout, their own IDs and call sites */
-	T_ASSERT_EQ(evt_event_count("evclass", NULL), 3);
-	T_ASSERT_EQ(evt_instance_event_enable(inst, "evclass", NULL, true), 3);
+	T_ASSERT_EQ(evt_event_count("evclass", NULL), 5);
+	T_ASSERT_EQ(evt_instance_event_enable(inst, "evclass", "evclass_[rsw]*", true), 3);
 	trace_evclass_read(3, 100, "r");
 	trace_evclass_write(4, 200, "w");
 	trace_evclass_sync(5, 0, "s");

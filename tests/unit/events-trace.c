@@ -129,9 +129,22 @@ int main(void)
 	/* a builder too small: -ENOSPC, nothing appended, the line kept */
 	T_ASSERT_OK(evt_trace_iter_open(inst, -1, EVT_ITER_CONSUME, &it));
 	evt_seq_init(&s, buf, 40);
+	evt_seq_puts(&s, "x");
 	T_ASSERT_EQ(evt_trace_iter_next_line(it, &s), -ENOSPC);
-	T_ASSERT_EQ(s.len, 0);
+	T_ASSERT_EQ(s.len, 1);
 	T_ASSERT_EQ(evt_instance_destroy(inst), -EBUSY);
+	{
+		/* an empty builder the line can never fit: "[LINE TOO BIG]", and on */
+		struct evt_trace_iter *it2;
+		char small[40];
+		struct evt_seq s2;
+
+		T_ASSERT_OK(evt_trace_iter_open(inst, -1, 0, &it2));
+		evt_seq_init(&s2, small, sizeof(small));
+		T_ASSERT_EQ(evt_trace_iter_next_line(it2, &s2), 1);
+		T_ASSERT(!strcmp(small, "[LINE TOO BIG]\n"));
+		evt_trace_iter_close(it2);
+	}
 	evt_seq_init(&s, buf, sizeof(buf));
 	T_ASSERT_EQ(evt_trace_iter_next_line(it, &s), 1);
 	T_ASSERT(strstr(buf, "seq=0 check=ab\n"));

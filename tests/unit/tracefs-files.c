@@ -6,6 +6,7 @@
  * trigger, trace_marker, trace, trace_pipe, per_cpu/cpuN/ files, stats,
  * saved_cmdlines, instances/, and the directory listings.
  */
+#include <pthread.h>
 #include <regex.h>
 
 #include "tracefs-fake.h"
@@ -59,6 +60,13 @@ static const char header[] =
 	"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
 	"#              | |         |   |||||     |         |\n";
 
+static void *interrupter(void *arg)
+{
+	usleep(20000);
+	evt_tracefs_file_interrupt(arg);
+	return NULL;
+}
+
 int main(void)
 {
 	int nr_cpus, tid = (int)gettid();
@@ -70,9 +78,10 @@ int main(void)
 	nr_cpus = evt_ring_buffer_nr_cpus(tb_buffer(top));
 
 	/* the listings */
-	T_ASSERT_STR(ls(NULL, "/"), "available_events buffer_size_kb buffer_total_size_kb "
-		     "error_log events/ instances/ per_cpu/ saved_cmdlines set_event "
-		     "set_event_pid trace trace_clock trace_marker trace_pipe tracing_on ");
+	T_ASSERT_STR(ls(NULL, "/"), "available_events available_tracers buffer_size_kb "
+		     "buffer_total_size_kb current_tracer error_log events/ instances/ per_cpu/ "
+		     "saved_cmdlines set_event set_event_pid trace trace_clock trace_marker "
+		     "trace_pipe tracing_on ");
 	T_ASSERT_STR(ls(NULL, "events"), "enable header_event header_page ftrace/ sched/ irq/ app/ ");
 	T_ASSERT_STR(ls(NULL, "events/ftrace"), "print/ ");
 	T_ASSERT_STR(ls(NULL, "events/ftrace/print"), "format id trigger ");
@@ -106,6 +115,12 @@ int main(void)
 	T_ASSERT_EQ(fake_echo(top, "1", GT, "events/enable"), 1);
 	fake_nr_events = FAKE_NR_EVENTS;
 	T_ASSERT_STR(fake_cat(top, "events/enable"), "0\n");
+
+	/* the only tracer is nop */
+	T_ASSERT_STR(fake_cat(top, "current_tracer"), "nop\n");
+	T_ASSERT_STR(fake_cat(top, "available_tracers"), "nop\n");
+	T_ASSERT_EQ(fake_echo(top, "nop\n", GT, "current_tracer"), 4);
+	T_ASSERT_EQ(fake_echo(top, "function\n", GT, "current_tracer"), -EINVAL);
 
 	/* tracing_on */
 	T_ASSERT_STR(fake_cat(top, "tracing_on"), "1\n");
@@ -265,9 +280,29 @@ int main(void)
 		T_ASSERT(n > 0);
 		buf[n] = '\0';
 		T_ASSERT(strstr(buf, "irq=8\n"));
+		/* something was read and tracing is off: end of file, no waiting (the kernel's) */
+		T_ASSERT_EQ(fake_echo(top, "0", GT, "tracing_on"), 1);
+		T_ASSERT_EQ(evt_tracefs_file_read(f, buf, sizeof(buf)), 0);
+		T_ASSERT_EQ(fake_echo(top, "1", GT, "tracing_on"), 1);
 		evt_tracefs_close(f);
 	}
 	T_ASSERT(strstr(fake_cat(top, "trace"), "entries-in-buffer/entries-written: 0/"));
+
+	/* a waiting read ends with -EINTR when another thread interrupts it */
+	{
+		struct evt_tracefs_file *f;
+		pthread_t th;
+		char buf[256];
+
+		T_ASSERT_OK(evt_tracefs_open(top, "trace_pipe", EVT_TRACEFS_READ, &f));
+		T_ASSERT_OK(evt_tracefs_file_interrupt(f));	/* before: the next wait ends */
+		T_ASSERT_EQ(evt_tracefs_file_read(f, buf, sizeof(buf)), -EINTR);
+		T_ASSERT_EQ(pthread_create(&th, NULL, interrupter, f), 0);
+		T_ASSERT_EQ(evt_tracefs_file_read(f, buf, sizeof(buf)), -EINTR);
+		pthread_join(th, NULL);
+		evt_tracefs_close(f);
+		T_ASSERT_EQ(evt_tracefs_file_interrupt(NULL), -EINVAL);
+	}
 
 	/* trace_pipe_raw: whole pages */
 	{
@@ -300,13 +335,42 @@ int main(void)
 		evt_tracefs_close(f);
 	}
 
+	/* per_cpu/cpuN/trace_pipe: that CPU's records only; '>' on its trace empties that CPU */
+	{
+		unsigned long before[256] = { 0 };
+		int cpu = -1;
+
+		T_ASSERT_EQ(fake_echo(top, "", GT, "trace"), 0);
+		T_ASSERT_EQ(fake_fire(top, EV_IRQ, tid, 77, NULL), 1);
+		for (int c = 0; c < nr_cpus && c < 256; c++) {
+			before[c] = evt_ring_buffer_entries_cpu(tb_buffer(top), c);
+			if (before[c])
+				cpu = c;
+		}
+		T_ASSERT(cpu >= 0);
+		for (int c = 0; c < nr_cpus && c < 256; c++) {
+			snprintf(path, sizeof(path), "per_cpu/cpu%d/trace_pipe", c);
+			s = fake_cat(top, path);
+			T_ASSERT_EQ(strstr(s, "irq=77\n") != NULL, c == cpu);
+		}
+		T_ASSERT_EQ(fake_fire(top, EV_IRQ, tid, 78, NULL), 1);
+		snprintf(path, sizeof(path), "per_cpu/cpu%d/trace", cpu);
+		T_ASSERT(strstr(fake_cat(top, path), "irq=78\n") || nr_cpus > 1);
+		for (int c = 0; c < nr_cpus; c++) {
+			snprintf(path, sizeof(path), "per_cpu/cpu%d/trace", c);
+			T_ASSERT_EQ(fake_echo(top, "", GT, path), 0);
+		}
+		T_ASSERT(!strstr(fake_cat(top, "trace"), "irq=78"));
+	}
+
 	/* instances: mkdir, their own tree, EBUSY while a file is open, rmdir */
 	T_ASSERT_OK(evt_tracefs_mkdir(NULL, "instances/foo"));
 	T_ASSERT_EQ(evt_tracefs_mkdir(NULL, "instances/foo"), -EEXIST);
 	T_ASSERT_STR(ls(NULL, "instances"), "foo/ ");
-	T_ASSERT_STR(ls(NULL, "instances/foo"), "available_events buffer_size_kb "
-		     "buffer_total_size_kb error_log events/ per_cpu/ set_event set_event_pid "
-		     "trace trace_clock trace_marker trace_pipe tracing_on ");
+	T_ASSERT_STR(ls(NULL, "instances/foo"), "available_events available_tracers "
+		     "buffer_size_kb buffer_total_size_kb current_tracer error_log events/ "
+		     "per_cpu/ set_event set_event_pid trace trace_clock trace_marker trace_pipe "
+		     "tracing_on ");
 	/* no instances/ inside an instance, as the kernel (ENOENT) */
 	T_ASSERT_EQ(evt_tracefs_mkdir(NULL, "instances/foo/instances/x"), -ENOENT);
 	T_ASSERT_EQ(evt_tracefs_mkdir(NULL, "events/x"), -EPERM);

@@ -195,6 +195,9 @@ int main(void)
 	free(o);
 
 	/* the controls' answers to bad writes */
+	same_read("current_tracer");
+	same("current_tracer", "nosuch", GT);
+	same("current_tracer", "nop", GT);
 	same("tracing_on", "x", GT);
 	same("tracing_on", "0", GT);
 	same_read("tracing_on");

@@ -4,8 +4,8 @@
  * tracepipe channels (include/evtrace/tracepipe.h). evtrace-tracepipe(1).
  *
  *   list   [-D DIR]                          the channels (FIFOs) of DIR, with missed
- *   cat    [-D DIR] [--raw|--ns] [opts] CHANNEL  records as text (time in cycles or ns),
- *                                               or the raw stream
+ *   cat    [-D DIR] [--raw|--ns|--cycles] [opts] CHANNEL  records as text (time in
+ *                      seconds.microseconds, ns or cycles), or the raw stream
  *   record [-D DIR] [-o FILE] [opts] CHANNEL  the raw stream to FILE (splice)
  *   opts: -c COUNT (stop after COUNT records), -t SECONDS, --stats
  *
@@ -26,7 +26,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <evtrace/clock.h>
 #include <evtrace/tracepipe.h>
 
 #include "evtrace-cmd.h"
@@ -38,7 +37,7 @@ struct tp_opts {
 	const char *out;
 	uint64_t count; /* 0: no limit */
 	double seconds; /* 0: no limit */
-	int raw, stats, ns;
+	int raw, stats, ns, cycles;
 };
 
 struct tp_stream {
@@ -51,7 +50,7 @@ struct tp_stream {
 static void tp_usage(FILE *f)
 {
 	fprintf(f, "usage: evtrace tracepipe list [-D DIR]\n"
-		   "       evtrace tracepipe cat [-D DIR] [--raw|--ns] [-c COUNT] [-t SECONDS]"
+		   "       evtrace tracepipe cat [-D DIR] [--raw|--ns|--cycles] [-c COUNT] [-t SECONDS]"
 		   " [--stats] CHANNEL\n"
 		   "       evtrace tracepipe record [-D DIR] [-o FILE] [-c COUNT] [-t SECONDS]"
 		   " [--stats] CHANNEL\n"
@@ -134,19 +133,27 @@ static int cmd_tp_list(const struct tp_opts *o)
 	return 0;
 }
 
-static int tp_show_ns;
+/* How times are shown: seconds.microseconds (default), nanoseconds, or raw cycles. */
+enum { TP_TIME_US, TP_TIME_NS, TP_TIME_CYCLES };
+static int tp_time = TP_TIME_US;
+/* The scale from the stream page (the writer's calibration); none seen yet: raw cycles. */
+static struct evt_tracepipe_stream_info tp_info;
+static int tp_have_info;
 
 static void tp_print_record(const struct evt_tracepipe_record *rec)
 {
 	const unsigned char *p = rec->payload;
 	uint32_t shown = rec->len < 32 ? rec->len : 32;
 
-	if (tp_show_ns) {
-		/* the TSC is one counter for the machine: our calibration converts it */
-		uint64_t ns = evt_clock_to_ns(EVT_CLOCK_TSC, rec->cycles);
+	if (tp_time != TP_TIME_CYCLES && tp_have_info && tp_info.mult) {
+		uint64_t ns = EVT_TRACEPIPE_CYCLES_TO_NS(&tp_info, rec->cycles);
 
-		printf("[%03u] %10" PRIu64 ".%09" PRIu64 " %4u:", rec->cpu, ns / 1000000000u,
-		       ns % 1000000000u, rec->len);
+		if (tp_time == TP_TIME_NS)
+			printf("[%03u] %10" PRIu64 ".%09" PRIu64 " %4u:", rec->cpu,
+			       ns / 1000000000u, ns % 1000000000u, rec->len);
+		else
+			printf("[%03u] %6" PRIu64 ".%06" PRIu64 " %4u:", rec->cpu,
+			       ns / 1000000000u, ns % 1000000000u / 1000u, rec->len);
 	} else {
 		printf("[%03u] %20" PRIu64 " %4u:", rec->cpu, rec->cycles, rec->len);
 	}
@@ -179,6 +186,10 @@ static size_t tp_parse(struct tp_stream *s, struct cmd_status *st, uint64_t limi
 			s->bad++;
 			*stop = 1;
 			return s->have;
+		}
+		if (pg.stream) {
+			tp_info = pg.info;
+			tp_have_info = 1;
 		}
 		if (pg.hdr.cpu < 4096 && pg.hdr.missed > s->cpu_missed[pg.hdr.cpu]) {
 			st->missed += pg.hdr.missed - s->cpu_missed[pg.hdr.cpu];
@@ -390,6 +401,7 @@ int cmd_tracepipe(int argc, char **argv)
 		{ "raw", no_argument, NULL, 'r' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "ns", no_argument, NULL, 'n' },
+		{ "cycles", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -404,7 +416,7 @@ int cmd_tracepipe(int argc, char **argv)
 	}
 	verb = argv[1];
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "D:o:c:t:rsnh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "D:o:c:t:rsnCh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'D':
 			o.dir = optarg;
@@ -435,6 +447,9 @@ int cmd_tracepipe(int argc, char **argv)
 		case 'n':
 			o.ns = 1;
 			break;
+		case 'C':
+			o.cycles = 1;
+			break;
 		case 'h':
 			tp_usage(stdout);
 			return 0;
@@ -458,8 +473,6 @@ int cmd_tracepipe(int argc, char **argv)
 		tp_usage(stderr);
 		return 2;
 	}
-	tp_show_ns = o.ns;
-	if (o.ns)
-		evt_clock_init();
+	tp_time = o.cycles ? TP_TIME_CYCLES : o.ns ? TP_TIME_NS : TP_TIME_US;
 	return cmd_tp_drain(&o, argv[optind], !strcmp(verb, "record"));
 }
