@@ -71,6 +71,7 @@ struct evt_tracedat {
 	struct td_cpu *cpus;
 	struct td_event *events;
 	int nr_events;
+	int32_t *by_id;			/* 65536 entries: index into @events, or -1 */
 	struct td_cmdline *cmdlines;
 	int nr_cmdlines;
 	char clock[32];
@@ -535,7 +536,14 @@ static int read_formats(struct rd *r, const char *sys, int *cap)
 	return 0;
 }
 
-/* "pid comm\n" lines. */
+static int cmdline_cmp(const void *a, const void *b)
+{
+	const struct td_cmdline *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* "pid comm\n" lines (sorted by pid afterwards, for evt_tracedat_comm()). */
 static int parse_cmdlines(struct evt_tracedat *td, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
@@ -575,12 +583,11 @@ static int parse_cmdlines(struct evt_tracedat *td, const char *text, size_t len)
 				cl = 15;
 			memcpy(c->comm, sp + 1, cl);
 			c->comm[cl] = '\0';
-			for (size_t i = 0; i < cl; i++)
-				if (!c->comm[i])
-					break;
 		}
 		p = nl + 1;
 	}
+	if (td->nr_cmdlines)
+		qsort(td->cmdlines, (size_t)td->nr_cmdlines, sizeof(*td->cmdlines), cmdline_cmp);
 	return 0;
 }
 
@@ -683,7 +690,7 @@ static int parse(struct evt_tracedat *td)
 		/* pages are read in place, in the host's order */
 		if (td->big != host_be) {
 			snprintf(td->err, sizeof(td->err),
-				 "offset %zu: a %s-endian file (only the host's byte order is read)",
+				 "offset %zu: a %s-endian file (only the host's order is read)",
 				 r.pos - 2, td->big ? "big" : "little");
 			return -EPROTO;
 		}
@@ -794,7 +801,8 @@ static int parse(struct evt_tracedat *td)
 			if (r.error)
 				return r.error;
 			if (size > td->len - r.pos) {
-				rd_fail(&r, at, "option %u of %u bytes runs past the end", id, size);
+				rd_fail(&r, at, "option %u of %u bytes runs past the end", id,
+					size);
 				return r.error;
 			}
 			data = rd_get(&r, size, "option");
@@ -871,6 +879,15 @@ static int open_common(struct evt_tracedat *td, struct evt_tracedat **tdp, char 
 		evt_tracedat_close(td);
 		return ret;
 	}
+	/* ID -> format, for every record: the first format of an ID wins */
+	td->by_id = malloc(65536 * sizeof(*td->by_id));
+	if (!td->by_id) {
+		evt_tracedat_close(td);
+		return -ENOMEM;
+	}
+	memset(td->by_id, 0xff, 65536 * sizeof(*td->by_id));
+	for (int i = td->nr_events - 1; i >= 0; i--)
+		td->by_id[td->events[i].pub.id & 0xffff] = i;
 	td->err[0] = '\0';
 	evt_tracedat_rewind(td);
 	*tdp = td;
@@ -970,6 +987,7 @@ void evt_tracedat_close(struct evt_tracedat *td)
 	for (int i = 0; i < td->nr_events; i++)
 		free_event(&td->events[i]);
 	free(td->events);
+	free(td->by_id);
 	free(td->cmdlines);
 	free(td->cpus);
 	if (td->map)
@@ -1056,12 +1074,9 @@ void evt_tracedat_rewind(struct evt_tracedat *td)
 const struct evt_tracedat_event *evt_tracedat_event_by_id(const struct evt_tracedat *td,
 							  unsigned int id)
 {
-	if (!td)
+	if (!td || id > 0xffff || !td->by_id || td->by_id[id] < 0)
 		return NULL;
-	for (int i = 0; i < td->nr_events; i++)
-		if (td->events[i].pub.id == id)
-			return &td->events[i].pub;
-	return NULL;
+	return &td->events[td->by_id[id]].pub;
 }
 
 int evt_tracedat_next(struct evt_tracedat *td, struct evt_tracedat_record *rec)
@@ -1140,9 +1155,12 @@ const char *evt_tracedat_comm(const struct evt_tracedat *td, int pid)
 	if (td) {
 		if (pid == 0)
 			return "<idle>";
-		for (int i = 0; i < td->nr_cmdlines; i++)
-			if (td->cmdlines[i].pid == pid)
-				return td->cmdlines[i].comm;
+		struct td_cmdline key = { .pid = pid }, *c;
+
+		c = td->nr_cmdlines ? bsearch(&key, td->cmdlines, (size_t)td->nr_cmdlines,
+					      sizeof(*c), cmdline_cmp) : NULL;
+		if (c)
+			return c->comm;
 	}
 	return "<...>";
 }

@@ -13,7 +13,8 @@
  * (tracedat-readback's recording: 4 threads, 2 systems, a marker), a
  * kernel-made file (sched_switch/sched_wakeup from `trace-cmd extract`,
  * converted to v6 and cut to 2 pages per CPU, formats of those two events
- * only, no kallsyms), and truncated copies of both.
+ * only, no kallsyms), the same with its pages in an instance buffer (a
+ * BUFFER option, as `trace-cmd extract -B` writes), and truncated copies.
  */
 #include <errno.h>
 #include <stdint.h>

@@ -88,6 +88,39 @@ int main(void)
 	T_ASSERT_EQ(st, 0);
 	for (int i = 0; i < n; i++)
 		T_ASSERT(strstr(theirs[i], "] ") && strstr(theirs[i], " [000] "));
+	/* -F: the kernel's filter grammar on the record's fields */
+	snprintf(args, sizeof(args), "report -F 'worker == 2 && u16 > 300' %s", path);
+	n = run(args, &theirs, &st);
+	T_ASSERT_EQ(st, 0);
+	T_ASSERT(n > 0);
+	for (int i = 0; i < n; i++)
+		T_ASSERT(strstr(theirs[i], " td_ints: worker=2 "));
+	snprintf(args, sizeof(args), "report -F 'worker == 1' %s", path);
+	n = run(args, &theirs, &st);
+	T_ASSERT_EQ(n, TD_PER_THREAD);
+	snprintf(args, sizeof(args), "report -F 'nosuch == 1' %s 2>/dev/null", path);
+	run(args, &theirs, &st);
+	T_ASSERT_EQ(st, 2);
+	/* --first/--last: an empty range, the whole range */
+	snprintf(args, sizeof(args), "report --first 1 --last 0 %s", path);
+	n = run(args, &theirs, &st);
+	T_ASSERT_EQ(st, 0);
+	T_ASSERT_EQ(n, 0);
+	snprintf(args, sizeof(args), "report --first 0 --last 0xffffffffffffffff %s", path);
+	n = run(args, &theirs, &st);
+	T_ASSERT_EQ(n, nours);
+	/* a version 7 file (when trace-cmd can make one): exit 1, and how to convert it */
+	snprintf(args, sizeof(args), "command -v trace-cmd >/dev/null && "
+		 "trace-cmd convert -i %s -o %s.v7 >/dev/null 2>&1", path, path);
+	if (system(args) == 0) {
+		snprintf(args, sizeof(args), "report %s.v7 2>&1", path);
+		n = run(args, &theirs, &st);
+		T_ASSERT_EQ(st, 1);
+		T_ASSERT(n == 1 && strstr(theirs[0], "version 7") &&
+			 strstr(theirs[0], "--file-version 6"));
+		snprintf(args, sizeof(args), "%s.v7", path);
+		unlink(args);
+	}
 	/* --info */
 	snprintf(args, sizeof(args), "report --info %s", path);
 	n = run(args, &theirs, &st);

@@ -3,7 +3,8 @@
  * tracedat-readback: a multi-threaded recording written as trace.dat and
  * read back by our reader gives the same records (CPU, time stamp, bytes)
  * in per-CPU order, merged by time stamp, each with its event format,
- * and evt_tracedat_print() prints the lines of the instance's `trace`.
+ * and evt_tracedat_print() prints the lines of the instance's `trace`;
+ * a file of an empty buffer has no records.
  */
 #define CREATE_TRACE_POINTS
 #include "tracedat-tp.h"
@@ -114,6 +115,16 @@ int main(void)
 	free(snap);
 	if (!getenv("TRACEDAT_KEEP"))
 		unlink(path);
+	free(path);
+
+	/* the instance is empty now: a file with every CPU empty reads as no records */
+	path = td_write_tmp(inst, "readback-empty");
+	ret = evt_tracedat_open(path, &td, err, sizeof(err));
+	if (ret)
+		t_fail("open empty: %d %s", ret, err);
+	T_ASSERT_EQ(evt_tracedat_next(td, &rec), 0);
+	evt_tracedat_close(td);
+	unlink(path);
 	free(path);
 	T_ASSERT_OK(evt_instance_destroy(inst));
 	return T_PASS;

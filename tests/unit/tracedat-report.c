@@ -211,10 +211,27 @@ int main(void)
 		t_skip("trace-cmd is not installed (Debian package trace-cmd)");
 	prctl(PR_SET_NAME, "td-report", 0, 0, 0);
 	T_ASSERT(regcomp(&line_re,
-			 "^(.*)-([0-9]+) +\\[([0-9]{3})\\] +([^ ]{5} +)?([0-9]+\\.[0-9]{6}|[0-9]+): (.*)$",
+			 "^(.*)-([0-9]+) +\\[([0-9]{3})\\] +([^ ]{5} +)?"
+			 "([0-9]+\\.[0-9]{6}|[0-9]+): (.*)$",
 			 REG_EXTENDED) == 0);
 	check("local");
 	check("counter");
+	{
+		/* an empty buffer: trace-cmd reads the file and prints no record */
+		struct evt_instance *inst = NULL;
+		char name[64], **lines, *path;
+		int n;
+
+		snprintf(name, sizeof(name), "tracedat-empty-%d", (int)getpid());
+		T_ASSERT_OK(evt_instance_create(name, &inst));
+		path = td_write_tmp(inst, "empty");
+		n = tracecmd_lines("", path, &lines);
+		T_ASSERT_EQ(n, 0);
+		td_free_lines(lines, n);
+		unlink(path);
+		free(path);
+		T_ASSERT_OK(evt_instance_destroy(inst));
+	}
 	regfree(&line_re);
 	return T_PASS;
 }

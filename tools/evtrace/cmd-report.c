@@ -6,6 +6,8 @@
  *
  *   -c, --cpu LIST      only these CPUs ("0,2")
  *   -e, --events LIST   only these events ("name", "sys:name", "sys:*"; repeatable)
+ *   -F, --filter EXPR   only records that pass EXPR (the kernel's filter grammar),
+ *                       of the events that have the fields it names
  *   --first NS, --last NS   only records with FIRST <= time <= LAST (clock units)
  *   --info              the file's CPUs, page size, clock and events instead
  *
@@ -24,6 +26,7 @@
 #include <evtrace/tracedat.h>
 
 #include "evtrace-cmd.h"
+#include "filter/filter.h"
 
 #define RP_MAX_SEL	64
 
@@ -34,16 +37,22 @@ struct rp_opts {
 	int nev;
 	unsigned long long first, last;
 	bool info;
+	const char *filter;
+	/* per event ID: 0 not compiled yet, 1 compiled (prog, NULL passes all), 2 no match */
+	unsigned char fstate[65536];
+	struct filter_prog *fprog[65536];
 };
 
 static void rp_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: evtrace report [-c CPUS] [-e EVENTS]... [--first NS] [--last NS] [--info]"
-		" [FILE]\n"
+		"usage: evtrace report [-c CPUS] [-e EVENTS]... [-F FILTER] [--first NS] [--last NS]"
+		" [--info] [FILE]\n"
 		"Print a trace.dat file (default trace.dat) in the kernel's trace layout.\n"
 		"  -c, --cpu CPUS      only these CPUs: 0,2,3\n"
 		"  -e, --events LIST   only these events: name, sys:name, sys:* (comma list)\n"
+		"  -F, --filter EXPR   only records passing EXPR (kernel filter grammar), of the\n"
+		"                      events that have its fields\n"
 		"  --first/--last NS   only records in that time range (clock units)\n"
 		"  --info              what the file holds: CPUs, page size, clock, events\n");
 }
@@ -82,11 +91,27 @@ static int rp_add_cpus(struct rp_opts *o, char *list)
 	return 0;
 }
 
-static bool rp_wanted(const struct rp_opts *o, const struct evt_tracedat_record *rec)
+/* Does @rec pass -F? The filter is compiled for each event at its first record. */
+static bool rp_filter(struct rp_opts *o, const struct evt_tracedat_record *rec)
+{
+	unsigned int id = rec->event->id & 0xffff;
+
+	if (!o->fstate[id]) {
+		struct filter_error ferr = { 0 };
+
+		o->fstate[id] = filter_compile(rec->event->fields, rec->event->nr_fields, o->filter,
+					       &o->fprog[id], &ferr) ? 2 : 1;
+	}
+	return o->fstate[id] == 1 && filter_match(o->fprog[id], rec->data, rec->size);
+}
+
+static bool rp_wanted(struct rp_opts *o, const struct evt_tracedat_record *rec)
 {
 	if (o->cpu_sel && (rec->cpu >= (int)sizeof(o->cpus) || !o->cpus[rec->cpu]))
 		return false;
 	if (rec->ts < o->first || rec->ts > o->last)
+		return false;
+	if (o->filter && (!rec->event || !rp_filter(o, rec)))
 		return false;
 	if (!o->nev)
 		return true;
@@ -126,7 +151,8 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "events", required_argument, NULL, 'e' },
-		{ "first", required_argument, NULL, 'F' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "first", required_argument, NULL, 'A' },
 		{ "last", required_argument, NULL, 'L' },
 		{ "info", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
@@ -147,7 +173,7 @@ int cmd_report(int argc, char **argv)
 	}
 	o->last = ~0ULL;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:e:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:e:F:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			if (rp_add_cpus(o, optarg)) {
@@ -164,6 +190,10 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case 'F':
+		case 'f':
+			o->filter = optarg;
+			break;
+		case 'A':
 			o->first = rp_num(optarg, &ok);
 			break;
 		case 'L':
@@ -199,6 +229,27 @@ int cmd_report(int argc, char **argv)
 		free(o);
 		return 1;
 	}
+	if (o->filter) {
+		/* a filter no event of the file can take is a usage error, as the kernel says */
+		struct filter_error ferr = { 0 };
+		bool any = false;
+
+		for (int i = 0; i < evt_tracedat_nr_events(td) && !any; i++) {
+			const struct evt_tracedat_event *e = evt_tracedat_event(td, i);
+			struct filter_prog *prog = NULL;
+
+			if (!filter_compile(e->fields, e->nr_fields, o->filter, &prog, &ferr))
+				any = true;
+			filter_free(prog);
+		}
+		if (!any) {
+			cmd_error("filter '%s': %s (at %d)", o->filter,
+				  ferr.msg ? ferr.msg : "no event has these fields", ferr.pos);
+			evt_tracedat_close(td);
+			free(o);
+			return 2;
+		}
+	}
 	if (o->info) {
 		rp_info(td, path);
 		evt_tracedat_close(td);
@@ -224,6 +275,8 @@ int cmd_report(int argc, char **argv)
 		status = 1;
 	}
 	evt_tracedat_close(td);
+	for (unsigned int i = 0; i < 65536; i++)
+		filter_free(o->fprog[i]);
 	free(o);
 	if (fflush(stdout) != 0)
 		status = 1;
