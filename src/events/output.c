@@ -37,6 +37,13 @@ struct evt_trace_iter {
 	struct evt_ring_buffer_iter **iters;	/* non-consuming: one per CPU */
 	unsigned long *lost;		/* lost events not yet reported, per CPU */
 	bool *lost_done;
+	/*
+	 * Non-consuming: the buffer's clock when the iterator was opened. A CPU
+	 * whose next record is younger counts as empty, so reading `trace` ends
+	 * even while writers outrun the reader (the kernel stops recording
+	 * instead, its pause-on-trace option; we keep recording).
+	 */
+	uint64_t stop_ts;
 };
 
 int evt_trace_iter_open(struct evt_instance *inst, int cpu, unsigned int flags,
@@ -66,6 +73,7 @@ int evt_trace_iter_open(struct evt_instance *inst, int cpu, unsigned int flags,
 		goto fail;
 	}
 	if (!(flags & EVT_ITER_CONSUME)) {
+		it->stop_ts = evt_ring_buffer_time_stamp(it->rb);
 		for (int c = 0; c < nr; c++) {
 			if (cpu >= 0 && c != cpu)
 				continue;
@@ -243,6 +251,8 @@ static int next_cpu(struct evt_trace_iter *it, struct evt_ring_buffer_event **ev
 			e = evt_ring_buffer_iter_peek(it->iters[c], &ts);
 		if (!e)
 			continue;
+		if (!(it->flags & EVT_ITER_CONSUME) && ts > it->stop_ts)
+			continue;	/* written after the reader came: not this read's */
 		if (best < 0 || ts < best_ts) {
 			best = c;
 			best_ts = ts;
