@@ -49,6 +49,18 @@ static void wait_detached(void)
 		usleep(1000);
 }
 
+/* Run @argv (a cat) while @n events from @first are written: its output to @buf; exit 0. */
+static void run_cat(char *const argv[], int n, int first, char *buf, size_t cap)
+{
+	int out;
+	pid_t pid = cmdt_run(argv, &out, -1);
+
+	tpt_wait_attached(chan);
+	events(n, first);
+	cmdt_read_all(out, buf, cap);
+	T_ASSERT_EQ(cmdt_wait_status(pid), 0);
+}
+
 int main(void)
 {
 	static char buf[1 << 16];
@@ -88,13 +100,8 @@ int main(void)
 	wait_detached();
 
 	/* cat -c 3: text lines */
-	pid = cmdt_run((char *[]){ "evtrace", "tracepipe", "cat", "-c", "3", "-D", dir, "cmdtest",
-				   NULL },
-		       &out, -1);
-	tpt_wait_attached(chan);
-	events(10, 0x41);
-	cmdt_read_all(out, buf, sizeof(buf));
-	T_ASSERT_EQ(cmdt_wait_status(pid), 0);
+	run_cat((char *[]){ "evtrace", "tracepipe", "cat", "-c", "3", "-D", dir, "cmdtest", NULL },
+		10, 0x41, buf, sizeof(buf));
 	T_ASSERT(strstr(buf, "4: 41 00 00 00\n") && strstr(buf, "4: 43 00 00 00\n"));
 	T_ASSERT(!strstr(buf, "4: 44 00 00 00"));
 	{
@@ -111,13 +118,9 @@ int main(void)
 	wait_detached();
 
 	/* cat --cycles: the raw counter, one integer */
-	pid = cmdt_run((char *[]){ "evtrace", "tracepipe", "cat", "--cycles", "-c", "1", "-D", dir,
-				   "cmdtest", NULL },
-		       &out, -1);
-	tpt_wait_attached(chan);
-	events(1, 0x41);
-	cmdt_read_all(out, buf, sizeof(buf));
-	T_ASSERT_EQ(cmdt_wait_status(pid), 0);
+	run_cat((char *[]){ "evtrace", "tracepipe", "cat", "--cycles", "-c", "1", "-D", dir,
+			    "cmdtest", NULL },
+		1, 0x41, buf, sizeof(buf));
 	{
 		unsigned int cpu, len;
 		unsigned long long cyc;
@@ -130,13 +133,9 @@ int main(void)
 	wait_detached();
 
 	/* cat --ns: seconds.nanoseconds instead of cycles */
-	pid = cmdt_run((char *[]){ "evtrace", "tracepipe", "cat", "--ns", "-c", "1", "-D", dir,
-				   "cmdtest", NULL },
-		       &out, -1);
-	tpt_wait_attached(chan);
-	events(1, 0x41);
-	cmdt_read_all(out, buf, sizeof(buf));
-	T_ASSERT_EQ(cmdt_wait_status(pid), 0);
+	run_cat((char *[]){ "evtrace", "tracepipe", "cat", "--ns", "-c", "1", "-D", dir, "cmdtest",
+			    NULL },
+		1, 0x41, buf, sizeof(buf));
 	{
 		unsigned int cpu, len;
 		unsigned long long s, ns;
