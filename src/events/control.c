@@ -68,6 +68,27 @@ void events_init(void)
 	pthread_once(&init_once, events_init_once);
 }
 
+/* --- the event table ----------------------------------------------------------------------- */
+
+/* @fn(event, @arg) for each event matching @system:@name (NULL: all), under the lock. */
+static void foreach_event(const char *system, const char *name,
+			  int (*fn)(struct evt_event *ev, void *arg), void *arg)
+{
+	events_init();
+	event_lock();
+	event_foreach_locked(system, name, fn, arg);
+	event_unlock();
+}
+
+/* Take the lock and find @inst's file of event @system:@name (NULL if none); unlock after. */
+static struct trace_event_file *lock_event_file(struct evt_instance *inst, const char *system,
+						const char *name)
+{
+	events_init();
+	event_lock();
+	return event_file_locked(inst, event_find_locked(system, name));
+}
+
 /* --- enabling --------------------------------------------------------------------------- */
 
 struct enable_arg {
@@ -95,10 +116,7 @@ int evt_instance_event_enable(struct evt_instance *inst, const char *system, con
 
 	if (!inst)
 		return -EINVAL;
-	events_init();
-	event_lock();
-	event_foreach_locked(system, name, enable_one, &a);
-	event_unlock();
+	foreach_event(system, name, enable_one, &a);
 	return a.matched ? a.matched : -EINVAL;
 }
 
@@ -127,10 +145,7 @@ int evt_instance_event_state(struct evt_instance *inst, const char *system, cons
 
 	if (!inst)
 		return -EINVAL;
-	events_init();
-	event_lock();
-	event_foreach_locked(system, name, state_one, &a);
-	event_unlock();
+	foreach_event(system, name, state_one, &a);
 	if (a.on && a.off)
 		return 'X';
 	if (a.on)
@@ -147,9 +162,7 @@ int evt_instance_event_flags(struct evt_instance *inst, const char *system, cons
 
 	if (!inst)
 		return -EINVAL;
-	events_init();
-	event_lock();
-	file = event_file_locked(inst, event_find_locked(system, name));
+	file = lock_event_file(inst, system, name);
 	if (file)
 		ret = (int)file->flags;
 	event_unlock();
@@ -164,9 +177,7 @@ int evt_instance_event_soft(struct evt_instance *inst, const char *system, const
 
 	if (!inst)
 		return -EINVAL;
-	events_init();
-	event_lock();
-	file = event_file_locked(inst, event_find_locked(system, name));
+	file = lock_event_file(inst, system, name);
 	if (file)
 		ret = event_file_soft_locked(file, soft_mode, soft_disabled);
 	event_unlock();
@@ -213,10 +224,7 @@ int evt_instance_event_filter(struct evt_instance *inst, const char *system, con
 
 	if (!inst)
 		return -EINVAL;
-	events_init();
-	event_lock();
-	event_foreach_locked(system, name, filter_one, &a);
-	event_unlock();
+	foreach_event(system, name, filter_one, &a);
 	if (a.err && !a.changed) {
 		if (errpos)
 			*errpos = a.ferr.pos;
@@ -236,9 +244,7 @@ int evt_instance_event_filter_text(struct evt_instance *inst, const char *system
 
 	if (!inst)
 		return -EINVAL;
-	events_init();
-	event_lock();
-	file = event_file_locked(inst, event_find_locked(system, name));
+	file = lock_event_file(inst, system, name);
 	if (!file) {
 		ret = -ENOENT;
 	} else {
@@ -278,10 +284,7 @@ int evt_instance_set_event_text(struct evt_instance *inst, char *buf, size_t siz
 		return -EINVAL;
 	if (size)
 		buf[0] = '\0';
-	events_init();
-	event_lock();
-	event_foreach_locked(NULL, NULL, set_event_one, &a);
-	event_unlock();
+	foreach_event(NULL, NULL, set_event_one, &a);
 	return (int)a.len;
 }
 
@@ -300,10 +303,7 @@ int evt_available_events(char *buf, size_t size)
 
 	if (size)
 		buf[0] = '\0';
-	events_init();
-	event_lock();
-	event_foreach_locked(NULL, NULL, available_one, &a);
-	event_unlock();
+	foreach_event(NULL, NULL, available_one, &a);
 	return (int)a.len;
 }
 
@@ -447,9 +447,6 @@ int evt_events_from_env(void)
 {
 	int n = 0;
 
-	events_init();
-	event_lock();
-	event_foreach_locked(NULL, NULL, env_one, &n);
-	event_unlock();
+	foreach_event(NULL, NULL, env_one, &n);
 	return n;
 }

@@ -610,6 +610,31 @@ static bool symbol_range(uintptr_t ip, uint64_t *start, uint64_t *end)
  * character is at offset @pos - 1 of the expression (the kernel's positions
  * are one past it, and so are ours). Return the bytes consumed, or < 0.
  */
+/*
+ * The number str[s..i) into @buf, NUL-terminated, for k_strtoull()/k_strtoll(); false (the
+ * error set at @pos + i) when it is too long for @buf.
+ */
+static bool copy_number(struct parse_state *ps, const char *str, int s, int i, int pos, char *buf,
+			size_t size)
+{
+	size_t len = (size_t)(i - s);
+
+	if (len >= size) {
+		parse_error(ps, FE_OPERAND_TOO_LONG, pos + i);
+		return false;
+	}
+	memcpy(buf, str + s, len);
+	buf[len] = 0;
+	return true;
+}
+
+/* A record shorter than @need bytes cannot be matched: raise the program's min_len to it. */
+static void need_len(struct filter_prog *prog, unsigned int need)
+{
+	if (need > prog->min_len)
+		prog->min_len = need;
+}
+
 static int parse_pred(struct parse_state *ps, const char *str, int pos, struct filter_pred *pred)
 {
 	bool function = false, ustring = false;
@@ -671,13 +696,8 @@ static int parse_pred(struct parse_state *ps, const char *str, int pos, struct f
 		if (k_isdigit(str[i])) {
 			while (k_isalnum(str[i]))
 				i++;
-			len = i - s;
-			if (len >= (int)sizeof(num_buf)) {
-				parse_error(ps, FE_OPERAND_TOO_LONG, pos + i);
+			if (!copy_number(ps, str, s, i, pos, num_buf, sizeof(num_buf)))
 				return -EINVAL;
-			}
-			memcpy(num_buf, str + s, (size_t)len);
-			num_buf[len] = 0;
 			if (k_strtoull(num_buf, &ip)) {
 				parse_error(ps, FE_INVALID_VALUE, pos + i);
 				return -EINVAL;
@@ -705,8 +725,7 @@ static int parse_pred(struct parse_state *ps, const char *str, int pos, struct f
 		pred->fn = FFN_FUNCTION;
 		pred->val = start;
 		pred->val2 = end;
-		ps->prog->min_len = ps->prog->min_len > field.offset + 8u ? ps->prog->min_len :
-									     field.offset + 8u;
+		need_len(ps->prog, field.offset + 8u);
 	} else if (!strncmp(str + i, "CPUS", 4)) {
 		int maskstart, weight = 0;
 		unsigned int nbits = (unsigned int)ps->nr_cpus;
@@ -784,8 +803,8 @@ static int parse_pred(struct parse_state *ps, const char *str, int pos, struct f
 				default: pred->fn = FFN_NOP; break;
 				}
 			}
-			if (pred->fn != FFN_NOP && field.offset + field.size > ps->prog->min_len)
-				ps->prog->min_len = field.offset + field.size;
+			if (pred->fn != FFN_NOP)
+				need_len(ps->prog, field.offset + field.size);
 		}
 	} else if (str[i] == '\'' || str[i] == '"') {
 		char q = str[i];
@@ -845,14 +864,12 @@ static int parse_pred(struct parse_state *ps, const char *str, int pos, struct f
 			pred->fn = FFN_PCHAR;
 			break;
 		}
-		if (pred->fn != FFN_COMM) {
-			unsigned int need = field.offset +
-					    (pred->fn == FFN_PCHAR ? sizeof(void *) :
-					     pred->fn == FFN_STRING ? field.size : 4u);
-
-			if (need > ps->prog->min_len)
-				ps->prog->min_len = need;
-		}
+		if (pred->fn == FFN_PCHAR)
+			need_len(ps->prog, field.offset + (unsigned int)sizeof(void *));
+		else if (pred->fn == FFN_STRING)
+			need_len(ps->prog, field.offset + field.size);
+		else if (pred->fn != FFN_COMM)
+			need_len(ps->prog, field.offset + 4u); /* the data_loc word */
 		i++;
 	} else if (k_isdigit(str[i]) || str[i] == '-') {
 		int ret;
@@ -869,13 +886,8 @@ static int parse_pred(struct parse_state *ps, const char *str, int pos, struct f
 			i++;
 		while (k_isalnum(str[i]))
 			i++;
-		len = i - s;
-		if (len >= (int)sizeof(num_buf)) {
-			parse_error(ps, FE_OPERAND_TOO_LONG, pos + i);
+		if (!copy_number(ps, str, s, i, pos, num_buf, sizeof(num_buf)))
 			return -EINVAL;
-		}
-		memcpy(num_buf, str + s, (size_t)len);
-		num_buf[len] = 0;
 		ret = field.is_signed ? k_strtoll(num_buf, &val) : k_strtoull(num_buf, &val);
 		if (ret) {
 			parse_error(ps, FE_ILLEGAL_INTVAL, pos + s);
@@ -889,8 +901,8 @@ static int parse_pred(struct parse_state *ps, const char *str, int pos, struct f
 			pred->fn = comparison_fn(op, field.size, field.is_signed);
 			if (op == FOP_NE)
 				pred->not = 1;
-			if (pred->fn != FFN_NOP && field.offset + field.size > ps->prog->min_len)
-				ps->prog->min_len = field.offset + field.size;
+			if (pred->fn != FFN_NOP)
+				need_len(ps->prog, field.offset + field.size);
 		}
 	} else {
 		parse_error(ps, FE_INVALID_VALUE, pos + i);

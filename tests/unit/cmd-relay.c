@@ -23,58 +23,10 @@
 #include <evtrace/gtsc.h>
 #include <evtrace/relay.h>
 
+#include "unit/cmd-test.h"
 #include "unit/tracepipe-util.h"
 
-#ifndef EVT_TOOL
-#define EVT_TOOL "build/tools/evtrace"
-#endif
-
 #define RSZ 32
-
-static pid_t run(char *const argv[], int *out, int errfd)
-{
-	int p[2];
-	pid_t pid;
-
-	if (pipe(p))
-		t_fail("pipe");
-	pid = fork();
-	if (pid < 0)
-		t_fail("fork");
-	if (pid == 0) {
-		int nul = open("/dev/null", O_WRONLY);
-
-		dup2(p[1], 1);
-		dup2(errfd >= 0 ? errfd : nul, 2);
-		close(p[0]);
-		execv(EVT_TOOL, argv);
-		_exit(127);
-	}
-	close(p[1]);
-	*out = p[0];
-	return pid;
-}
-
-static int wait_status(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) != pid)
-		t_fail("waitpid");
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static size_t read_all(int fd, char *buf, size_t cap)
-{
-	size_t n = 0;
-	ssize_t r;
-
-	while (n < cap - 1 && (r = read(fd, buf + n, cap - 1 - n)) > 0)
-		n += (size_t)r;
-	buf[n] = 0;
-	close(fd);
-	return n;
-}
 
 static void record(struct evt_trace_info *t, int i)
 {
@@ -120,32 +72,23 @@ int main(void)
 	for (int i = 0; i < 500; i++)
 		record(t, i);
 	evt_relay_flush(t->rchan);
-	pid = run((char *[]){ "evtrace", "relay", "cat", "--once", dir, NULL }, &fd, -1);
-	n = (int)read_all(fd, buf, sizeof(buf));
-	T_ASSERT_EQ(wait_status(pid), 0);
+	pid = cmdt_run((char *[]){ "evtrace", "relay", "cat", "--once", dir, NULL }, &fd, -1);
+	n = (int)cmdt_read_all(fd, buf, sizeof(buf));
+	T_ASSERT_EQ(cmdt_wait_status(pid), 0);
 	check_records(buf, (size_t)n, 500);
 
 	/* the live line; SIGINT */
 	{
 		int master, slave;
-		size_t got = 0;
 
 		if (openpty(&master, &slave, NULL, NULL, NULL))
 			t_skip("no pty: %s", strerror(errno));
-		pid = run((char *[]){ "evtrace", "relay", "cat", dir, NULL }, &fd, slave);
+		pid = cmdt_run((char *[]){ "evtrace", "relay", "cat", dir, NULL }, &fd, slave);
 		close(slave);
-		buf[0] = 0;
-		while (!strstr(buf, "missed")) {
-			ssize_t r = read(master, buf + got, sizeof(buf) - 1 - got);
-
-			if (r <= 0)
-				t_fail("pty read: %zd", r);
-			got += (size_t)r;
-			buf[got] = 0;
-		}
+		cmdt_read_until(master, buf, sizeof(buf), "missed");
 		T_ASSERT(strchr(buf, '\r') && strstr(buf, "trace0: ") && strstr(buf, "/s"));
 		kill(pid, SIGINT);
-		T_ASSERT_EQ(wait_status(pid), 0);
+		T_ASSERT_EQ(cmdt_wait_status(pid), 0);
 		close(fd);
 		close(master);
 	}
@@ -156,7 +99,7 @@ int main(void)
 	T_ASSERT_OK(evt_trace_setup(tpt_dir, "cmdrelay2", 1024, 64, EVT_TRACE_GLOBAL_CHANNEL, &t));
 	T_ASSERT_OK(evt_trace_start(t));
 	snprintf(dir, sizeof(dir), "%s/cmdrelay2", tpt_dir);
-	pid = run((char *[]){ "evtrace", "relay", "record", "-o", out, dir, NULL }, &fd, 2);
+	pid = cmdt_run((char *[]){ "evtrace", "relay", "record", "-o", out, dir, NULL }, &fd, 2);
 	snprintf(file, sizeof(file), "%s/trace0", out);
 	while (access(file, F_OK)) /* it has opened the buffers, then made its files */
 		usleep(1000);
@@ -164,7 +107,7 @@ int main(void)
 		record(t, i);
 	evt_trace_stop(t);
 	evt_trace_cleanup(t); /* closes the channel: the command reads the rest and ends */
-	T_ASSERT_EQ(wait_status(pid), 0);
+	T_ASSERT_EQ(cmdt_wait_status(pid), 0);
 	close(fd);
 	{
 		size_t len;
@@ -181,9 +124,9 @@ int main(void)
 	for (int i = 0; i < 300; i++)
 		record(t, i);
 	evt_relay_flush(t->rchan);
-	pid = run((char *[]){ "evtrace", "relay", "cat", "--once", dir, NULL }, &fd, -1);
-	n = (int)read_all(fd, buf, sizeof(buf));
-	T_ASSERT_EQ(wait_status(pid), 0);
+	pid = cmdt_run((char *[]){ "evtrace", "relay", "cat", "--once", dir, NULL }, &fd, -1);
+	n = (int)cmdt_read_all(fd, buf, sizeof(buf));
+	T_ASSERT_EQ(cmdt_wait_status(pid), 0);
 	T_ASSERT_EQ(n, 300 * RSZ);
 	{
 		static unsigned char seen[300];
@@ -199,14 +142,14 @@ int main(void)
 	evt_trace_cleanup(t);
 
 	/* errors */
-	pid = run((char *[]){ "evtrace", "relay", "cat", "/dev/null", NULL }, &fd, -1);
-	read_all(fd, buf, sizeof(buf));
-	T_ASSERT_EQ(wait_status(pid), 1);
-	pid = run((char *[]){ "evtrace", "relay", "frob", dir, NULL }, &fd, -1);
-	read_all(fd, buf, sizeof(buf));
-	T_ASSERT_EQ(wait_status(pid), 2);
-	pid = run((char *[]){ "evtrace", "relay", "cat", NULL }, &fd, -1);
-	read_all(fd, buf, sizeof(buf));
-	T_ASSERT_EQ(wait_status(pid), 2);
+	pid = cmdt_run((char *[]){ "evtrace", "relay", "cat", "/dev/null", NULL }, &fd, -1);
+	cmdt_read_all(fd, buf, sizeof(buf));
+	T_ASSERT_EQ(cmdt_wait_status(pid), 1);
+	pid = cmdt_run((char *[]){ "evtrace", "relay", "frob", dir, NULL }, &fd, -1);
+	cmdt_read_all(fd, buf, sizeof(buf));
+	T_ASSERT_EQ(cmdt_wait_status(pid), 2);
+	pid = cmdt_run((char *[]){ "evtrace", "relay", "cat", NULL }, &fd, -1);
+	cmdt_read_all(fd, buf, sizeof(buf));
+	T_ASSERT_EQ(cmdt_wait_status(pid), 2);
 	return T_PASS;
 }

@@ -14,68 +14,10 @@
 #include <signal.h>
 #include <termios.h>
 
+#include "unit/cmd-test.h"
 #include "unit/tracepipe-util.h"
 
-#ifndef EVT_TOOL
-#define EVT_TOOL "build/tools/evtrace"
-#endif
-
 static struct evt_tracepipe_channel *chan;
-
-/* Run the command with stdout to *@out (a pipe) and stderr to @errfd (-1: /dev/null). */
-static pid_t run(char *const argv[], int *out, int errfd)
-{
-	int p[2];
-	pid_t pid;
-
-	if (pipe(p))
-		t_fail("pipe");
-	pid = fork();
-	if (pid < 0)
-		t_fail("fork");
-	if (pid == 0) {
-		int nul = open("/dev/null", O_WRONLY);
-
-		dup2(p[1], 1);
-		dup2(errfd >= 0 ? errfd : nul, 2);
-		close(p[0]);
-		execv(EVT_TOOL, argv);
-		_exit(127);
-	}
-	close(p[1]);
-	*out = p[0];
-	return pid;
-}
-
-static int wait_status(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) != pid)
-		t_fail("waitpid");
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static size_t read_all(int fd, char *buf, size_t cap)
-{
-	size_t n = 0;
-	ssize_t r;
-
-	while (n < cap - 1 && (r = read(fd, buf + n, cap - 1 - n)) > 0)
-		n += (size_t)r;
-	buf[n] = 0;
-	close(fd);
-	return n;
-}
-
-static int simple(char *const argv[], char *buf, size_t cap)
-{
-	int out;
-	pid_t pid = run(argv, &out, -1);
-
-	read_all(out, buf, cap);
-	return wait_status(pid);
-}
 
 static void events(int n, int first)
 {
@@ -107,6 +49,18 @@ static void wait_detached(void)
 		usleep(1000);
 }
 
+/* Run @argv (a cat) while @n events from @first are written: its output to @buf; exit 0. */
+static void run_cat(char *const argv[], int n, int first, char *buf, size_t cap)
+{
+	int out;
+	pid_t pid = cmdt_run(argv, &out, -1);
+
+	tpt_wait_attached(chan);
+	events(n, first);
+	cmdt_read_all(out, buf, cap);
+	T_ASSERT_EQ(cmdt_wait_status(pid), 0);
+}
+
 int main(void)
 {
 	static char buf[1 << 16];
@@ -122,18 +76,18 @@ int main(void)
 		"cmdtest", &(struct evt_tracepipe_opts){ .dir = dir }, &chan));
 
 	/* list */
-	T_ASSERT_EQ(simple((char *[]){ "evtrace", "tracepipe", "list", "-D", dir, NULL }, buf,
-			   sizeof(buf)),
+	T_ASSERT_EQ(cmdt_simple((char *[]){ "evtrace", "tracepipe", "list", "-D", dir, NULL }, buf,
+				sizeof(buf)),
 		    0);
 	T_ASSERT(strstr(buf, "cmdtest") && strstr(buf, "missed 0"));
 
 	/* record -c N */
-	pid = run((char *[]){ "evtrace", "tracepipe", "record", "-D", dir, "-o", file, "-c", "1000",
-			      "cmdtest", NULL },
-		  &out, -1);
+	pid = cmdt_run((char *[]){ "evtrace", "tracepipe", "record", "-D", dir, "-o", file, "-c",
+				   "1000", "cmdtest", NULL },
+		       &out, -1);
 	tpt_wait_attached(chan);
 	events(1000, 0);
-	T_ASSERT_EQ(wait_status(pid), 0);
+	T_ASSERT_EQ(cmdt_wait_status(pid), 0);
 	close(out);
 	{
 		size_t len;
@@ -146,13 +100,8 @@ int main(void)
 	wait_detached();
 
 	/* cat -c 3: text lines */
-	pid = run((char *[]){ "evtrace", "tracepipe", "cat", "-c", "3", "-D", dir, "cmdtest",
-			      NULL },
-		  &out, -1);
-	tpt_wait_attached(chan);
-	events(10, 0x41);
-	read_all(out, buf, sizeof(buf));
-	T_ASSERT_EQ(wait_status(pid), 0);
+	run_cat((char *[]){ "evtrace", "tracepipe", "cat", "-c", "3", "-D", dir, "cmdtest", NULL },
+		10, 0x41, buf, sizeof(buf));
 	T_ASSERT(strstr(buf, "4: 41 00 00 00\n") && strstr(buf, "4: 43 00 00 00\n"));
 	T_ASSERT(!strstr(buf, "4: 44 00 00 00"));
 	{
@@ -169,13 +118,9 @@ int main(void)
 	wait_detached();
 
 	/* cat --cycles: the raw counter, one integer */
-	pid = run((char *[]){ "evtrace", "tracepipe", "cat", "--cycles", "-c", "1", "-D", dir,
-			      "cmdtest", NULL },
-		  &out, -1);
-	tpt_wait_attached(chan);
-	events(1, 0x41);
-	read_all(out, buf, sizeof(buf));
-	T_ASSERT_EQ(wait_status(pid), 0);
+	run_cat((char *[]){ "evtrace", "tracepipe", "cat", "--cycles", "-c", "1", "-D", dir,
+			    "cmdtest", NULL },
+		1, 0x41, buf, sizeof(buf));
 	{
 		unsigned int cpu, len;
 		unsigned long long cyc;
@@ -188,13 +133,9 @@ int main(void)
 	wait_detached();
 
 	/* cat --ns: seconds.nanoseconds instead of cycles */
-	pid = run((char *[]){ "evtrace", "tracepipe", "cat", "--ns", "-c", "1", "-D", dir,
-			      "cmdtest", NULL },
-		  &out, -1);
-	tpt_wait_attached(chan);
-	events(1, 0x41);
-	read_all(out, buf, sizeof(buf));
-	T_ASSERT_EQ(wait_status(pid), 0);
+	run_cat((char *[]){ "evtrace", "tracepipe", "cat", "--ns", "-c", "1", "-D", dir, "cmdtest",
+			    NULL },
+		1, 0x41, buf, sizeof(buf));
 	{
 		unsigned int cpu, len;
 		unsigned long long s, ns;
@@ -208,30 +149,20 @@ int main(void)
 	/* the live line on a terminal; SIGINT ends it cleanly */
 	{
 		int master, slave;
-		size_t got = 0;
 
 		if (openpty(&master, &slave, NULL, NULL, NULL))
 			t_skip("no pty: %s", strerror(errno));
-		pid = run((char *[]){ "evtrace", "tracepipe", "record", "-D", dir, "-o", file,
-				      "cmdtest", NULL },
-			  &out, slave);
+		pid = cmdt_run((char *[]){ "evtrace", "tracepipe", "record", "-D", dir, "-o", file,
+					   "cmdtest", NULL },
+			       &out, slave);
 		close(slave);
 		tpt_wait_attached(chan);
 		events(500, 0);
 		/* read the terminal until the line shows the 500 records */
-		while (!strstr(buf, "500 records")) {
-			ssize_t r = read(master, buf + got, sizeof(buf) - 1 - got);
-
-			if (r <= 0)
-				t_fail("pty read: %zd (%s)", r, buf);
-			got += (size_t)r;
-			buf[got] = 0;
-			if (got > sizeof(buf) - 200)
-				got = 0;
-		}
+		cmdt_read_until(master, buf, sizeof(buf), "500 records");
 		T_ASSERT(strchr(buf, '\r') && strstr(buf, "cmdtest: ") && strstr(buf, "/s"));
 		kill(pid, SIGINT);
-		status = wait_status(pid);
+		status = cmdt_wait_status(pid);
 		T_ASSERT_EQ(status, 0);
 		close(master);
 		close(out);
@@ -239,14 +170,17 @@ int main(void)
 	}
 
 	/* errors */
-	T_ASSERT_EQ(simple((char *[]){ "evtrace", "tracepipe", "frob", "x", NULL }, buf,
-			   sizeof(buf)),
+	T_ASSERT_EQ(cmdt_simple((char *[]){ "evtrace", "tracepipe", "frob", "x", NULL }, buf,
+				sizeof(buf)),
 		    2);
-	T_ASSERT_EQ(simple((char *[]){ "evtrace", "tracepipe", "cat", NULL }, buf, sizeof(buf)), 2);
-	T_ASSERT_EQ(simple((char *[]){ "evtrace", "tracepipe", "cat", "-D", dir, "nosuch", NULL },
-			   buf, sizeof(buf)),
-		    1);
-	T_ASSERT_EQ(simple((char *[]){ "evtrace", "nosuchverb", NULL }, buf, sizeof(buf)), 2);
+	T_ASSERT_EQ(cmdt_simple((char *[]){ "evtrace", "tracepipe", "cat", NULL }, buf,
+				sizeof(buf)),
+		    2);
+	T_ASSERT_EQ(
+		cmdt_simple((char *[]){ "evtrace", "tracepipe", "cat", "-D", dir, "nosuch", NULL },
+			    buf, sizeof(buf)),
+		1);
+	T_ASSERT_EQ(cmdt_simple((char *[]){ "evtrace", "nosuchverb", NULL }, buf, sizeof(buf)), 2);
 
 	T_ASSERT_EQ(evt_tracepipe_remove_channel(chan), 0);
 	return T_PASS;

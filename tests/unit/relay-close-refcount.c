@@ -13,24 +13,6 @@
 
 #define RSZ 80
 
-static int to_child[2], to_parent[2];
-
-static void tell(int fd)
-{
-	char c = 1;
-
-	if (write(fd, &c, 1) != 1)
-		t_fail("pipe");
-}
-
-static void await(int fd)
-{
-	char c;
-
-	if (read(fd, &c, 1) != 1)
-		t_fail("pipe");
-}
-
 static int consumer(void *arg)
 {
 	struct evt_relay_reader *r;
@@ -74,31 +56,17 @@ static int early_closer(void *arg)
 
 int main(void)
 {
-	struct evt_rchan_callbacks cb = { .create_buf_file = t_create,
-					  .remove_buf_file = t_remove };
-	struct t_chan_opts o = { .global = 1 };
 	struct evt_rchan *chan;
-	char rec[RSZ];
-	int status;
 	pid_t pid;
 
 	t_dir_make();
-	T_ASSERT_OK(evt_relay_open("cr", t_dir, 1024, 8, &cb, &o, &chan));
+	chan = t_open_global("cr", 1024, 8);
 	T_ASSERT_EQ(t_in_child(early_closer, NULL), T_PASS);
-	if (pipe(to_child) < 0 || pipe(to_parent) < 0)
-		t_fail("pipe");
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-		_exit(consumer(NULL));
+	pid = t_fork_consumer(consumer);
 	await(to_parent[0]);
-	for (uint32_t i = 0; i < 50; i++) {
-		rec_fill(rec, i, RSZ, 0);
-		T_ASSERT_OK(evt_relay_write(chan, rec, RSZ));
-	}
+	t_write_recs(chan, 0, 50, RSZ);
 	evt_relay_close(chan);
 	tell(to_child[1]);
-	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	T_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == T_PASS);
+	t_wait_consumer(pid);
 	return T_PASS;
 }

@@ -142,4 +142,82 @@ static inline void t_path(char *dst, size_t len, const char *name)
 		t_fail("path too long");
 }
 
+/*
+ * The test channel most tests use: one global buffer, the file callbacks above.
+ * t_global_opts.created counts the buffers made.
+ */
+static struct t_chan_opts t_global_opts __attribute__((unused)) = { .global = 1 };
+
+static inline struct evt_rchan *t_open_global(const char *base, size_t subbuf_size,
+					      size_t n_subbufs)
+{
+	static struct evt_rchan_callbacks cb = { .create_buf_file = t_create,
+						 .remove_buf_file = t_remove };
+	struct evt_rchan *chan;
+
+	T_ASSERT_OK(
+		evt_relay_open(base, t_dir, subbuf_size, n_subbufs, &cb, &t_global_opts, &chan));
+	return chan;
+}
+
+/* Write records @first..@first + @n - 1 of @len bytes; each must be taken. */
+static inline void t_write_recs(struct evt_rchan *chan, uint32_t first, uint32_t n, uint32_t len)
+{
+	char rec[4096];
+
+	T_ASSERT(len <= sizeof(rec));
+	for (uint32_t i = first; i < first + n; i++) {
+		rec_fill(rec, i, len, 0);
+		T_ASSERT_OK(evt_relay_write(chan, rec, len));
+	}
+}
+
+/*
+ * A consumer process that takes turns with the test through two pipes:
+ * t_fork_consumer() starts @fn(NULL) in a child; each side tell()s the other
+ * (to_child[1], to_parent[1]) and await()s its turn (to_child[0],
+ * to_parent[0]); t_wait_consumer() wants the child to exit with T_PASS.
+ */
+static int to_child[2] __attribute__((unused)), to_parent[2] __attribute__((unused));
+
+static inline void tell(int fd)
+{
+	char c = 1;
+
+	if (write(fd, &c, 1) != 1)
+		t_fail("pipe");
+}
+
+static inline void await(int fd)
+{
+	char c;
+
+	if (read(fd, &c, 1) != 1)
+		t_fail("pipe");
+}
+
+static inline pid_t t_fork_consumer(int (*fn)(void *))
+{
+	pid_t pid;
+
+	if (pipe(to_child) < 0 || pipe(to_parent) < 0)
+		t_fail("pipe");
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		t_fail("fork: %s", strerror(errno));
+	if (pid == 0)
+		_exit(fn(NULL));
+	return pid;
+}
+
+static inline void t_wait_consumer(pid_t pid)
+{
+	int status;
+
+	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	T_ASSERT(WIFEXITED(status));
+	T_ASSERT_EQ(WEXITSTATUS(status), T_PASS);
+}
+
 #endif /* EVT_TESTS_RELAY_COMMON_H */

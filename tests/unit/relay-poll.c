@@ -10,24 +10,6 @@
 
 #include "relay-common.h"
 
-static int to_child[2], to_parent[2];
-
-static void tell(int fd)
-{
-	char c = 1;
-
-	if (write(fd, &c, 1) != 1)
-		t_fail("pipe");
-}
-
-static void await(int fd)
-{
-	char c;
-
-	if (read(fd, &c, 1) != 1)
-		t_fail("pipe");
-}
-
 static int consumer(void *arg)
 {
 	struct evt_relay_reader *r;
@@ -56,30 +38,19 @@ static int consumer(void *arg)
 
 int main(void)
 {
-	struct evt_rchan_callbacks cb = { .create_buf_file = t_create,
-					  .remove_buf_file = t_remove };
-	struct t_chan_opts o = { .global = 1 };
 	struct evt_rchan *chan;
 	char rec[100] = { 0 };
-	int status;
 	pid_t pid;
 
 	t_dir_make();
-	T_ASSERT_OK(evt_relay_open("p", t_dir, 256, 4, &cb, &o, &chan));
+	chan = t_open_global("p", 256, 4);
 	T_ASSERT_OK(evt_relay_write(chan, rec, sizeof(rec)));
-	if (pipe(to_child) < 0 || pipe(to_parent) < 0)
-		t_fail("pipe");
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-		_exit(consumer(NULL));
+	pid = t_fork_consumer(consumer);
 	await(to_parent[0]);
 	T_ASSERT_OK(evt_relay_write(chan, rec, sizeof(rec))); /* same sub-buffer */
 	T_ASSERT_OK(evt_relay_write(chan, rec, sizeof(rec))); /* crosses: wakes */
 	await(to_parent[0]);
 	evt_relay_close(chan);
-	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	T_ASSERT(WIFEXITED(status));
-	T_ASSERT_EQ(WEXITSTATUS(status), T_PASS);
+	t_wait_consumer(pid);
 	return T_PASS;
 }

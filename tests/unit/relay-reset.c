@@ -8,24 +8,6 @@
 
 #define RSZ 64
 
-static int to_child[2], to_parent[2];
-
-static void tell(int fd)
-{
-	char c = 1;
-
-	if (write(fd, &c, 1) != 1)
-		t_fail("pipe");
-}
-
-static void await(int fd)
-{
-	char c;
-
-	if (read(fd, &c, 1) != 1)
-		t_fail("pipe");
-}
-
 static int consumer(void *arg)
 {
 	struct evt_relay_reader *r;
@@ -51,22 +33,14 @@ static int consumer(void *arg)
 
 int main(void)
 {
-	struct evt_rchan_callbacks cb = { .create_buf_file = t_create,
-					  .remove_buf_file = t_remove };
-	struct t_chan_opts o = { .global = 1 };
 	struct evt_rchan *chan;
 	char rec[RSZ];
-	int status, drops = 0;
+	int drops = 0;
 	pid_t pid;
 
 	t_dir_make();
-	T_ASSERT_OK(evt_relay_open("rs", t_dir, 256, 2, &cb, &o, &chan));
-	if (pipe(to_child) < 0 || pipe(to_parent) < 0)
-		t_fail("pipe");
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-		_exit(consumer(NULL));
+	chan = t_open_global("rs", 256, 2);
+	pid = t_fork_consumer(consumer);
 	await(to_parent[0]);
 	for (uint32_t i = 0; i < 20; i++) {
 		rec_fill(rec, i, RSZ, 0);
@@ -74,13 +48,9 @@ int main(void)
 	}
 	T_ASSERT(drops > 0);
 	evt_relay_reset(chan);
-	for (uint32_t i = 1000; i < 1003; i++) {
-		rec_fill(rec, i, RSZ, 0);
-		T_ASSERT_OK(evt_relay_write(chan, rec, RSZ));
-	}
+	t_write_recs(chan, 1000, 3, RSZ);
 	tell(to_child[1]);
-	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	T_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == T_PASS);
+	t_wait_consumer(pid);
 	evt_relay_close(chan);
 	return T_PASS;
 }

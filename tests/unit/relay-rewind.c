@@ -34,18 +34,11 @@ static int consumer(void *arg)
 
 int main(void)
 {
-	struct evt_rchan_callbacks cb = { .create_buf_file = t_create,
-					  .remove_buf_file = t_remove };
-	struct t_chan_opts o = { .global = 1 };
 	struct evt_rchan *chan;
-	char rec[RSZ];
 
 	t_dir_make();
-	T_ASSERT_OK(evt_relay_open("rw", t_dir, 256, 8, &cb, &o, &chan));
-	for (uint32_t i = 0; i < 10; i++) {
-		rec_fill(rec, i, RSZ, 0);
-		T_ASSERT_OK(evt_relay_write(chan, rec, RSZ));
-	}
+	chan = t_open_global("rw", 256, 8);
+	t_write_recs(chan, 0, 10, RSZ);
 	evt_relay_flush(chan);
 	T_ASSERT_EQ(t_in_child(consumer, NULL), T_PASS);
 	evt_relay_close(chan);

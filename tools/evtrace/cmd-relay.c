@@ -17,7 +17,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -144,22 +143,6 @@ static int rl_add_dir(struct rl_buf *b, int *n, const char *dir)
 	return ret;
 }
 
-static int rl_write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static uint64_t rl_dropped(struct rl_buf *b, int n)
 {
 	uint64_t sum = 0;
@@ -177,7 +160,7 @@ static int rl_run(const struct rl_opts *o, struct rl_buf *b, int n, int record)
 {
 	static char buf[1 << 16];
 	struct cmd_status st;
-	double deadline = o->seconds > 0 ? status_now() + o->seconds : 0;
+	double deadline = cmd_deadline(o->seconds);
 	int ret = 0, live;
 
 	status_init(&st, n == 1 ? b[0].name : "relay", o->stats);
@@ -198,7 +181,7 @@ static int rl_run(const struct rl_opts *o, struct rl_buf *b, int n, int record)
 			else
 				r = evt_relay_reader_read(b[i].r, buf, sizeof(buf));
 			if (r > 0) {
-				if (!record && rl_write_all(STDOUT_FILENO, buf, (size_t)r)) {
+				if (!record && cmd_write_all(STDOUT_FILENO, buf, (size_t)r)) {
 					if (errno != EPIPE)
 						cmd_error("write: %s", strerror(errno));
 					cmd_stop = 1;
@@ -250,12 +233,10 @@ int cmd_relay(int argc, char **argv)
 	struct rl_buf *b;
 	const char *verb;
 	int c, n = 0, ret = 1, record;
-	char *end;
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		rl_usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
+	c = cmd_verb_or_help(argc, argv, rl_usage);
+	if (c >= 0)
+		return c;
 	verb = argv[1];
 	if (strcmp(verb, "cat") && strcmp(verb, "record")) {
 		cmd_error("relay: '%s' is not cat or record", verb);
@@ -269,11 +250,8 @@ int cmd_relay(int argc, char **argv)
 			o.outdir = optarg;
 			break;
 		case 't':
-			o.seconds = strtod(optarg, &end);
-			if (*end || o.seconds <= 0) {
-				cmd_error("-t: a positive number of seconds, not '%s'", optarg);
+			if (cmd_parse_seconds(optarg, &o.seconds))
 				return 2;
-			}
 			break;
 		case '1':
 			o.once = 1;
@@ -317,11 +295,9 @@ int cmd_relay(int argc, char **argv)
 			char path[PATH_MAX + NAME_MAX + 2];
 
 			snprintf(path, sizeof(path), "%s/%s", dir, b[i].name);
-			b[i].out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-			if (b[i].out < 0) {
-				cmd_error("%s: %s", path, strerror(errno));
+			b[i].out = cmd_open_output(path);
+			if (b[i].out < 0)
 				goto out;
-			}
 		}
 	}
 	ret = rl_run(&o, b, n, record);

@@ -178,15 +178,13 @@ int cmd_report(int argc, char **argv)
 		case 'c':
 			if (rp_add_cpus(o, optarg)) {
 				cmd_error("bad CPU list '%s'", optarg);
-				free(o);
-				return 2;
+				goto usage_err;
 			}
 			break;
 		case 'e':
 			if (rp_add_events(o, optarg)) {
 				cmd_error("too many events (at most %d)", RP_MAX_SEL);
-				free(o);
-				return 2;
+				goto usage_err;
 			}
 			break;
 		case 'F':
@@ -204,30 +202,26 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'h':
 			rp_usage(stdout);
-			free(o);
-			return 0;
+			goto out;
 		default:
 			rp_usage(stderr);
-			free(o);
-			return 2;
+			goto usage_err;
 		}
 		if (!ok) {
 			cmd_error("bad number '%s'", optarg);
-			free(o);
-			return 2;
+			goto usage_err;
 		}
 	}
 	if (argc - optind > 1) {
 		rp_usage(stderr);
-		free(o);
-		return 2;
+		goto usage_err;
 	}
 	path = optind < argc ? argv[optind] : "trace.dat";
 	ret = evt_tracedat_open(path, &td, err, sizeof(err));
 	if (ret) {
 		cmd_error("%s: %s", path, err);
-		free(o);
-		return 1;
+		status = 1;
+		goto out;
 	}
 	if (o->filter) {
 		/* a filter no event of the file can take is a usage error, as the kernel says */
@@ -245,16 +239,13 @@ int cmd_report(int argc, char **argv)
 		if (!any) {
 			cmd_error("filter '%s': %s (at %d)", o->filter,
 				  ferr.msg ? ferr.msg : "no event has these fields", ferr.pos);
-			evt_tracedat_close(td);
-			free(o);
-			return 2;
+			status = 2;
+			goto out_close;
 		}
 	}
 	if (o->info) {
 		rp_info(td, path);
-		evt_tracedat_close(td);
-		free(o);
-		return 0;
+		goto out_close;
 	}
 	while ((ret = evt_tracedat_next(td, &rec)) == 1) {
 		if (!rp_wanted(o, &rec))
@@ -274,11 +265,16 @@ int cmd_report(int argc, char **argv)
 		cmd_error("%s: %s", path, evt_tracedat_error(td));
 		status = 1;
 	}
+	if (fflush(stdout) != 0)
+		status = 1;
+out_close:
 	evt_tracedat_close(td);
 	for (unsigned int i = 0; i < 65536; i++)
 		filter_free(o->fprog[i]);
+out:
 	free(o);
-	if (fflush(stdout) != 0)
-		status = 1;
 	return status;
+usage_err:
+	free(o);
+	return 2;
 }

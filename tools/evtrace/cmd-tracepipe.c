@@ -259,22 +259,6 @@ static int tp_wait(int fd, double deadline)
 	}
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int cmd_tp_drain(const struct tp_opts *o, const char *chan, int record)
 {
 	struct tp_stream *s = calloc(1, sizeof(*s));
@@ -304,11 +288,9 @@ static int cmd_tp_drain(const struct tp_opts *o, const char *chan, int record)
 			out = def;
 		}
 		if (strcmp(out, "-")) {
-			ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-			if (ofd < 0) {
-				cmd_error("%s: %s", out, strerror(errno));
+			ofd = cmd_open_output(out);
+			if (ofd < 0)
 				goto out;
-			}
 		}
 	}
 	status_init(&st, chan, o->stats);
@@ -322,7 +304,7 @@ static int cmd_tp_drain(const struct tp_opts *o, const char *chan, int record)
 			ret = 0; /* SIGINT while waiting for the program: fine */
 		goto out_close;
 	}
-	deadline = o->seconds > 0 ? status_now() + o->seconds : 0;
+	deadline = cmd_deadline(o->seconds);
 	for (;;) {
 		ssize_t n;
 		int w = tp_wait(fd, deadline);
@@ -352,7 +334,7 @@ static int cmd_tp_drain(const struct tp_opts *o, const char *chan, int record)
 				s->have += (size_t)n;
 				st.bytes += (uint64_t)n;
 				used = tp_parse(s, &st, o->count, decode, &stop);
-				if (!decode && write_all(ofd, s->buf, used)) {
+				if (!decode && cmd_write_all(ofd, s->buf, used)) {
 					cmd_error("write: %s", strerror(errno));
 					break;
 				}
@@ -408,12 +390,10 @@ int cmd_tracepipe(int argc, char **argv)
 	struct tp_opts o = { 0 };
 	const char *verb;
 	char *end;
-	int c;
+	int c = cmd_verb_or_help(argc, argv, tp_usage);
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		tp_usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
+	if (c >= 0)
+		return c;
 	verb = argv[1];
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "D:o:c:t:rsnCh", lo, NULL)) != -1) {
@@ -432,11 +412,8 @@ int cmd_tracepipe(int argc, char **argv)
 			}
 			break;
 		case 't':
-			o.seconds = strtod(optarg, &end);
-			if (*end || o.seconds <= 0) {
-				cmd_error("-t: a positive number of seconds, not '%s'", optarg);
+			if (cmd_parse_seconds(optarg, &o.seconds))
 				return 2;
-			}
 			break;
 		case 'r':
 			o.raw = 1;

@@ -9,7 +9,9 @@
 #ifndef EVTRACE_CMD_H
 #define EVTRACE_CMD_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct evtrace_cmd {
 	const char *name;
@@ -46,5 +48,20 @@ double status_now(void);
 /* Stop flag set by SIGINT/SIGTERM (cmd_catch_signals). */
 extern volatile int cmd_stop;
 void cmd_catch_signals(void);
+
+/*
+ * Option and output helpers (common.c). Each prints its own error.
+ * cmd_verb_or_help: -1 when argv[1] is a verb to run; else the exit status after printing
+ * @usage (no verb: to stderr, 2; -h/--help: to stdout, 0).
+ * cmd_parse_seconds: -t's value, a positive number; 0 or -1.
+ * cmd_deadline: status_now() + @seconds, or 0 (none) for @seconds <= 0.
+ * cmd_open_output: open @path to write (created 0644, truncated); the fd or -1.
+ * cmd_write_all: all @n bytes, retrying on EINTR; 0 or -1 (errno set by write()).
+ */
+int cmd_verb_or_help(int argc, char **argv, void (*usage)(FILE *f));
+int cmd_parse_seconds(const char *arg, double *seconds);
+double cmd_deadline(double seconds);
+int cmd_open_output(const char *path);
+int cmd_write_all(int fd, const void *buf, size_t n);
 
 #endif /* EVTRACE_CMD_H */
