@@ -72,7 +72,7 @@ int main(void)
 		evt_trace_iter_close(it);
 		printf("round %d: %lu lines, %lu written after the read began\n", round, lines,
 		       late);
-		T_ASSERT(lines > 0);
+		/* no lower bound on lines: writers may lap the whole buffer meanwhile */
 		T_ASSERT_EQ(late, 0);
 	}
 	atomic_store(&stop, true);
