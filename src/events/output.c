@@ -35,7 +35,10 @@ struct evt_trace_iter {
 	int cpu;			/* -1: all */
 	int nr_cpus;
 	struct evt_ring_buffer_iter **iters;	/* non-consuming: one per CPU */
-	unsigned long *lost;		/* lost events not yet reported, per CPU */
+	unsigned long *lost;		/* consuming: lost events shown before the next
+					 * record (from peek), per CPU */
+	unsigned long *pending;		/* consuming: lost events the consume reported
+					 * beyond those shown, still to show, per CPU */
 	bool *lost_done;
 	/*
 	 * Non-consuming: the buffer's clock when the iterator was opened. A CPU
@@ -67,8 +70,9 @@ int evt_trace_iter_open(struct evt_instance *inst, int cpu, unsigned int flags,
 	it->nr_cpus = nr;
 	it->iters = calloc((size_t)nr, sizeof(*it->iters));
 	it->lost = calloc((size_t)nr, sizeof(*it->lost));
+	it->pending = calloc((size_t)nr, sizeof(*it->pending));
 	it->lost_done = calloc((size_t)nr, sizeof(*it->lost_done));
-	if (!it->iters || !it->lost || !it->lost_done) {
+	if (!it->iters || !it->lost || !it->pending || !it->lost_done) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -99,6 +103,7 @@ fail:
 				evt_ring_buffer_read_finish(it->iters[c]);
 	free(it->iters);
 	free(it->lost);
+	free(it->pending);
 	free(it->lost_done);
 	free(it);
 	return ret;
@@ -116,6 +121,7 @@ void evt_trace_iter_close(struct evt_trace_iter *it)
 	event_unlock();
 	free(it->iters);
 	free(it->lost);
+	free(it->pending);
 	free(it->lost_done);
 	free(it);
 }
@@ -277,6 +283,24 @@ int evt_trace_iter_next_line(struct evt_trace_iter *it, struct evt_seq *s)
 	if (!it || !s)
 		return -EINVAL;
 	cpu = next_cpu(it, &e, &ts, &lost);
+	/*
+	 * Consuming: writers may overwrite more between our peek and our consume;
+	 * what the consume reported beyond the line shown is shown now, before
+	 * anything else of that CPU (or at the end), so the LOST lines add up.
+	 */
+	for (int c = 0; c < it->nr_cpus; c++) {
+		unsigned long n = it->pending[c];
+
+		if (!n || (cpu >= 0 && c != cpu))
+			continue;
+		if (evt_seq_printf(s, "CPU:%d [LOST %lu EVENTS]\n", c, n)) {
+			evt_seq_truncate(s, start);
+			s->full = true;
+			return -ENOSPC;
+		}
+		it->pending[c] = 0;
+		return 1;
+	}
 	if (cpu < 0)
 		return 0;
 	if (lost && !it->lost_done[cpu]) {
@@ -287,6 +311,7 @@ int evt_trace_iter_next_line(struct evt_trace_iter *it, struct evt_seq *s)
 			return -ENOSPC;
 		}
 		it->lost_done[cpu] = true;
+		it->lost[cpu] = lost;
 		return 1;
 	}
 	print_line(it, s, evt_ring_buffer_event_data(e), evt_ring_buffer_event_length(e), cpu,
@@ -300,13 +325,17 @@ int evt_trace_iter_next_line(struct evt_trace_iter *it, struct evt_seq *s)
 			return -ENOSPC;
 		}
 	}
-	it->lost_done[cpu] = false;
 	if (it->flags & EVT_ITER_CONSUME) {
-		unsigned long seen;
+		unsigned long seen = 0, shown = it->lost_done[cpu] ? it->lost[cpu] : 0;
 
 		/* Asking for the loss count is what marks it reported (the ring buffer's rule). */
 		evt_ring_buffer_consume(it->rb, cpu, NULL, &seen);
+		if (seen > shown)
+			it->pending[cpu] += seen - shown;
+		it->lost[cpu] = 0;
+		it->lost_done[cpu] = false;
 	} else {
+		it->lost_done[cpu] = false;
 		evt_ring_buffer_read(it->iters[cpu], NULL);
 	}
 	return 1;
