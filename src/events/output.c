@@ -43,8 +43,9 @@ struct evt_trace_iter {
 	/*
 	 * Non-consuming: the buffer's clock when the iterator was opened. A CPU
 	 * whose next record is younger counts as empty, so reading `trace` ends
-	 * even while writers outrun the reader (the kernel stops recording
-	 * instead, its pause-on-trace option; we keep recording).
+	 * even while writers outrun the reader (the kernel's iterator follows
+	 * the writers; its pause-on-trace option, off by default, would stop
+	 * recording instead).
 	 */
 	uint64_t stop_ts;
 };
