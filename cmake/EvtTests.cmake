@@ -47,6 +47,15 @@ foreach(src ${EVT_UNIT_TESTS})
 	set_tests_properties(unit/${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60 LABELS unit)
 endforeach()
 
+# Tests that change the kernel's tracing state (their own instances and uprobes, trace-cmd
+# extract) run one at a time: trace-cmd walks every instance, and one test removing its
+# instance under another's trace-cmd made that fail.
+foreach(name events-trace-kernel filter-diff tracedat-kernel tracefs-kernel)
+	if(TEST unit/${name})
+		set_tests_properties(unit/${name} PROPERTIES RESOURCE_LOCK kernel-tracefs)
+	endif()
+endforeach()
+
 # ---- stress tests -----------------------------------------------------------------------------
 math(EXPR EVT_STRESS_TIMEOUT "${EVT_STRESS_SECONDS} * 3 + 60")
 file(GLOB EVT_STRESS_TESTS CONFIGURE_DEPENDS ${EVT_TESTS_DIR}/stress/*.c)

@@ -92,15 +92,23 @@ int main(void)
 	T_ASSERT_OK(put("tracing_on", "0"));
 	snprintf(v7, sizeof(v7), "/tmp/evt-tracedat-kernel-%d.v7", (int)getpid());
 	snprintf(v6, sizeof(v6), "/tmp/evt-tracedat-kernel-%d.dat", (int)getpid());
+	/* trace-cmd's messages go to a file, shown if it fails */
 	snprintf(cmd, sizeof(cmd),
-		 "trace-cmd extract -B %s -o %s >/dev/null 2>&1 && "
+		 "trace-cmd extract -B %s -o %s >%s.log 2>&1 && "
 		 "trace-cmd convert --file-version 6 --compression none -i %s -o %s "
-		 ">/dev/null 2>&1", name, v7, v7, v6);
+		 ">>%s.log 2>&1", name, v7, v6, v7, v6, v6);
 	ret = system(cmd);
 	cleanup();
 	unlink(v7);
-	if (ret != 0)
+	snprintf(buf, sizeof(buf), "%s.log", v6);
+	if (ret != 0) {
+		snprintf(cmd, sizeof(cmd), "cat %s.log >&2", v6);
+		if (system(cmd) != 0)
+			fprintf(stderr, "(no trace-cmd output)\n");
+		unlink(buf);
 		t_fail("trace-cmd extract/convert failed (%d)", ret);
+	}
+	unlink(buf);
 
 	/* trace-cmd's view: "[name: ]comm-pid [cpu] sec.nsec: event: ..." */
 	snprintf(cmd, sizeof(cmd), "trace-cmd report -t %s 2>/dev/null", v6);
