@@ -179,6 +179,8 @@ bool instance_pid_allowed_rcu(struct evt_instance *inst, pid_t tid, pid_t tgid);
 
 /* Free @p with free() after the next grace period (when event_mutex is released). */
 void event_gc_free(void *p);
+/* Call @fn(@p) after the next grace period (when event_mutex is released). */
+void event_gc_add(void *p, void (*fn)(void *));
 
 /* Built-in events (ftrace:print). */
 struct evt_event *event_new_builtin(const char *system, const char *name,

@@ -61,7 +61,7 @@ static void gc_free_filter(void *p)
 }
 
 /* Queue @p for freeing; if the list cannot grow, wait for the grace period now. */
-static void event_gc_add(void *p, void (*fn)(void *))
+void event_gc_add(void *p, void (*fn)(void *))
 {
 	if (!p)
 		return;
