@@ -14,6 +14,11 @@
 
 static int onoff_parse(struct trigger_data *td, char *param)
 {
+	char *extra = param ? strchr(param, ':') : NULL;
+
+	/* the kernel's event_trigger_parse_num() reads up to the next ':' only */
+	if (extra)
+		*extra = '\0';
 	return trigger_parse_count(param, &td->count);
 }
 
