@@ -35,9 +35,9 @@ struct trigger_data;
  *             event_mutex held.
  *   reg/unreg when @td enters/leaves the published list (soft mode of a
  *             target). event_mutex held. May be NULL.
+ *   would_fire would firing change anything now? Writer context. When not,
+ *             the count is not used (as the kernel's *_count_trigger). May be NULL.
  *   fire      run once: writer context, no lock, no allocation, signal safe.
- *             Return false when the command did nothing (its count is then
- *             not consumed, as the kernel's *_count_trigger do).
  *   print     the name and parameters without the count ("traceon",
  *             "enable_event:sched:sched_wakeup"), snprintf-like. event_mutex held.
  */
