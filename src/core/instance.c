@@ -49,6 +49,7 @@ static void file_free(struct trace_event_file *file)
 		return;
 	filter_free(file->filter);
 	free(file->filter_shown);
+	trigger_file_free(file->triggers);
 	free(file);
 }
 

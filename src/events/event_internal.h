@@ -88,6 +88,9 @@ struct trace_event_file {
 	void *triggers;				/* for the trigger layer */
 };
 
+/* Free what trace_event_file.triggers holds (trigger/trigger.c), no grace period. */
+void trigger_file_free(void *triggers);
+
 /* --- locking -------------------------------------------------------------------------- */
 
 void event_lock(void);

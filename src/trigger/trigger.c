@@ -26,6 +26,18 @@ static void td_free(void *p)
 	free(td);
 }
 
+void trigger_file_free(void *triggers)
+{
+	struct trigger_file *tf = triggers;
+
+	if (!tf)
+		return;
+	for (unsigned int i = 0; tf->list && i < tf->list->nr; i++)
+		td_free(tf->list->td[i]);
+	free(tf->list);
+	free(tf);
+}
+
 int trigger_parse_count(const char *s, long *count)
 {
 	unsigned long v = 0;

@@ -32,5 +32,21 @@ int main(void)
 	T_ECHO("traceon:0\n", TICK);
 	T_ASSERT_STR(cat(TICK), "traceon:count=0\n");
 	T_ECHO("!traceon\n", TICK);
+
+	/* an instance destroyed with its triggers in place frees them */
+	{
+		struct evt_instance *inst;
+
+		T_ASSERT_EQ(evt_instance_create("trg", &inst), 0);
+		T_ECHO("traceoff:3 if n > 1\n", "instances/trg/" TICK);
+		T_ECHO("enable_event:tfs_test:tfs_req\n", "instances/trg/" TICK);
+		T_ASSERT_STR(cat("instances/trg/" TICK), "enable_event:tfs_test:tfs_req:unlimited\n"
+			     "traceoff:count=3 if n > 1\n");
+		T_ASSERT_STR(cat(TICK), NONE);
+		trace_tfs_tick(2);
+		T_ASSERT_EQ(evt_instance_destroy(inst), 0);
+		trace_tfs_tick(2);
+		T_ASSERT_STR(cat("tracing_on"), "1\n");
+	}
 	return 0;
 }
