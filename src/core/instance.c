@@ -238,7 +238,7 @@ int evt_instance_destroy(struct evt_instance *inst)
 	for (unsigned int id = 0; id < inst->nr_files; id++) {
 		struct trace_event_file *file = inst->files[id];
 
-		if (file && (file->flags & (EVT_FILE_ENABLED | EVT_FILE_SOFT_MODE))) {
+		if (file && (ld_relaxed(&file->flags) & (EVT_FILE_ENABLED | EVT_FILE_SOFT_MODE))) {
 			st_relaxed(&file->flags, 0u);
 			event_update_active_locked(file->event);
 		}
@@ -307,7 +307,7 @@ unsigned int instance_active_files_locked(struct evt_event *ev,
 		if (!inst || inst->dead || ev->id >= inst->nr_files)
 			continue;
 		file = inst->files[ev->id];
-		if (file && (file->flags & (EVT_FILE_ENABLED | EVT_FILE_SOFT_MODE)))
+		if (file && (ld_relaxed(&file->flags) & (EVT_FILE_ENABLED | EVT_FILE_SOFT_MODE)))
 			files[n++] = file;
 	}
 	return n;

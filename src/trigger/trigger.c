@@ -77,7 +77,8 @@ int trigger_soft_get(struct trace_event_file *file)
 	if (!tf)
 		return -ENOMEM;
 	if (tf->soft_ref++ == 0)
-		return event_file_soft_locked(file, true, !(file->flags & EVT_FILE_ENABLED));
+		return event_file_soft_locked(file, true,
+					      !(ld_relaxed(&file->flags) & EVT_FILE_ENABLED));
 	return 0;
 }
 

@@ -66,7 +66,8 @@ int main(void)
 	T_ECHO("1\n", "tracing_on");
 	trace_tfs_tick(4);
 	T_ASSERT_STR(cat("tracing_on"), "1\n");
-	T_ASSERT_EQ(count(cat("trace"), "tfs_tick:"), 1);	/* tick(3) was not: traceoff runs first */
+	/* tick(3) was not recorded: traceoff runs first */
+	T_ASSERT_EQ(count(cat("trace"), "tfs_tick:"), 1);
 	T_ECHO("!traceoff\n", TICK);
 	T_ECHO("0\n", "events/tfs_test/tfs_tick/enable");
 	return 0;
