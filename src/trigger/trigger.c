@@ -216,7 +216,7 @@ static int trigger_remove(struct trace_event_file *file, struct trigger_data *te
 	unsigned int n = 0;
 
 	if (!old)
-		return 0;	/* the kernel: removing what is not there is no error */
+		return 0; /* the kernel: removing what is not there is no error */
 	nl = calloc(1, sizeof(*nl) + old->nr * sizeof(nl->td[0]));
 	if (!nl)
 		return -ENOMEM;
@@ -318,7 +318,7 @@ int trigger_apply(struct evt_instance *inst, unsigned int event_id, const char *
 			ret = filter_compile(ev->fields, ev->nr_fields, p, &td->filter, ferr);
 			if (ret) {
 				*has_ferr = true;
-				ret = -EINVAL;	/* the kernel's trigger write says EINVAL */
+				ret = -EINVAL; /* the kernel's trigger write says EINVAL */
 				goto out;
 			}
 		}

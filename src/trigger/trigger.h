@@ -21,8 +21,8 @@
 #include "events/event_internal.h"
 #include "filter/filter.h"
 
-#define TRIGGER_MAX		64	/* per event (one bit of a mask each) */
-#define TRIGGER_UNLIMITED	(-1L)
+#define TRIGGER_MAX	  64 /* per event (one bit of a mask each) */
+#define TRIGGER_UNLIMITED (-1L)
 
 struct trigger_data;
 
@@ -54,23 +54,23 @@ struct trigger_cmd {
 
 struct trigger_data {
 	const struct trigger_cmd *cmd;
-	long count;			/* TRIGGER_UNLIMITED or what is left; atomic */
-	struct filter_prog *filter;	/* NULL: always */
-	struct trace_event_file *file;	/* the event it is attached to */
-	struct trace_event_file *target;	/* enable_event/disable_event */
+	long count;			 /* TRIGGER_UNLIMITED or what is left; atomic */
+	struct filter_prog *filter;	 /* NULL: always */
+	struct trace_event_file *file;	 /* the event it is attached to */
+	struct trace_event_file *target; /* enable_event/disable_event */
 	bool enable;
 };
 
 struct trigger_list {
 	unsigned int nr;
-	bool cond;			/* some trigger has a filter: needs the record */
-	struct trigger_data *td[];	/* newest first, as the kernel lists them */
+	bool cond;		   /* some trigger has a filter: needs the record */
+	struct trigger_data *td[]; /* newest first, as the kernel lists them */
 };
 
 /* What trace_event_file.triggers points to (allocated once, kept with the file). */
 struct trigger_file {
-	struct trigger_list *list;	/* RCU; NULL = no triggers */
-	unsigned int soft_ref;		/* event_mutex: users of the file's soft mode */
+	struct trigger_list *list; /* RCU; NULL = no triggers */
+	unsigned int soft_ref;	   /* event_mutex: users of the file's soft mode */
 };
 
 /* The writer's view: inside rcu_lock(). */

@@ -62,13 +62,21 @@ static int traceoff_print(const struct trigger_data *td, char *buf, size_t size)
 }
 
 static const struct trigger_cmd traceon_cmd = {
-	.name = "traceon", .parse = onoff_parse, .same = onoff_same,
-	.would_fire = traceon_would, .fire = traceon_fire, .print = traceon_print,
+	.name = "traceon",
+	.parse = onoff_parse,
+	.same = onoff_same,
+	.would_fire = traceon_would,
+	.fire = traceon_fire,
+	.print = traceon_print,
 };
 
 static const struct trigger_cmd traceoff_cmd = {
-	.name = "traceoff", .parse = onoff_parse, .same = onoff_same,
-	.would_fire = traceoff_would, .fire = traceoff_fire, .print = traceoff_print,
+	.name = "traceoff",
+	.parse = onoff_parse,
+	.same = onoff_same,
+	.would_fire = traceoff_would,
+	.fire = traceoff_fire,
+	.print = traceoff_print,
 };
 
 /* --- enable_event, disable_event ------------------------------------------------------------ */
@@ -149,15 +157,25 @@ static int enable_print(const struct trigger_data *td, char *buf, size_t size)
 }
 
 static const struct trigger_cmd enable_event_cmd = {
-	.name = "enable_event", .parse = enable_parse, .same = enable_same,
-	.reg = enable_reg, .unreg = enable_unreg, .would_fire = enable_would,
-	.fire = enable_fire, .print = enable_print,
+	.name = "enable_event",
+	.parse = enable_parse,
+	.same = enable_same,
+	.reg = enable_reg,
+	.unreg = enable_unreg,
+	.would_fire = enable_would,
+	.fire = enable_fire,
+	.print = enable_print,
 };
 
 static const struct trigger_cmd disable_event_cmd = {
-	.name = "disable_event", .parse = enable_parse, .same = enable_same,
-	.reg = enable_reg, .unreg = enable_unreg, .would_fire = enable_would,
-	.fire = enable_fire, .print = enable_print,
+	.name = "disable_event",
+	.parse = enable_parse,
+	.same = enable_same,
+	.reg = enable_reg,
+	.unreg = enable_unreg,
+	.would_fire = enable_would,
+	.fire = enable_fire,
+	.print = enable_print,
 };
 
 static bool is_enable_cmd(const struct trigger_cmd *cmd)
