@@ -209,12 +209,13 @@ void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 	 * (the kernel's event_triggers_call() and event_triggers_post_call()). */
 	if (unlikely(tl) && tl->cond)
 		fire = trigger_test(tl, fb->entry, fb->len);
-	if (!fb->rbe)
-		;	/* the scratch record */
-	else if (prog && !filter_match(prog, fb->entry, fb->len))
+	if (unlikely(!fb->rbe)) {
+		/* the scratch record: nothing to commit */
+	} else if (prog && !filter_match(prog, fb->entry, fb->len)) {
 		evt_ring_buffer_discard_commit(rb, fb->rbe);
-	else
+	} else {
 		evt_ring_buffer_unlock_commit(rb, fb->rbe);
+	}
 	if (unlikely(fire))
 		trigger_post(tl, fire);
 	return trace_event_next(fb);
