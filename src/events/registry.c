@@ -298,8 +298,12 @@ int event_file_enable_locked(struct trace_event_file *file, bool enable)
 {
 	unsigned int flags = ld_relaxed(&file->flags);
 
+	/* As the kernel: an event in soft mode (triggers) records once enabled, and
+	 * stays on for its triggers, soft-disabled, once disabled. */
 	if (enable)
-		flags |= EVT_FILE_ENABLED;
+		flags = (flags | EVT_FILE_ENABLED) & ~EVT_FILE_SOFT_DISABLED;
+	else if (flags & EVT_FILE_SOFT_MODE)
+		flags = (flags & ~EVT_FILE_ENABLED) | EVT_FILE_SOFT_DISABLED;
 	else
 		flags &= ~EVT_FILE_ENABLED;
 	if (flags == ld_relaxed(&file->flags))

@@ -86,8 +86,18 @@ void trigger_soft_put(struct trace_event_file *file)
 {
 	struct trigger_file *tf = file->triggers;
 
-	if (tf && tf->soft_ref && --tf->soft_ref == 0)
-		event_file_soft_locked(file, false, false);
+	unsigned int flags;
+	bool on;
+
+	if (!tf || !tf->soft_ref || --tf->soft_ref)
+		return;
+	/* As the kernel: the event keeps the state its triggers left it in (an
+	 * event enable_event turned on stays enabled, disable_event's stays off). */
+	flags = ld_relaxed(&file->flags);
+	on = !(flags & EVT_FILE_SOFT_DISABLED);
+	event_file_soft_locked(file, false, false);
+	if (on != !!(flags & EVT_FILE_ENABLED))
+		event_file_enable_locked(file, on);
 }
 
 /* --- writer side -------------------------------------------------------------------------- */

@@ -50,5 +50,37 @@ int main(void)
 	T_ASSERT_STR(cat(MISC), NONE);
 	/* removing what is not there is no error (the kernel) */
 	T_ECHO("!enable_event:tfs_test:tfs_req\n", MISC);
+
+	/* an event enabled by a trigger stays enabled when the trigger goes (the kernel) */
+	T_ECHO("enable_event:tfs_test:tfs_req\n", MISC);
+	trace_tfs_misc(6);
+	T_ECHO("!enable_event:tfs_test:tfs_req\n", MISC);
+	T_ASSERT_STR(cat("events/tfs_test/tfs_req/enable"), "1\n");
+	trace_tfs_req(5, "kept");
+	T_ASSERT_EQ(count(cat("trace"), "path=kept"), 1);
+	/* one disabled by a trigger stays disabled */
+	T_ECHO("disable_event:tfs_test:tfs_req\n", MISC);
+	trace_tfs_misc(7);
+	T_ECHO("!disable_event:tfs_test:tfs_req\n", MISC);
+	T_ASSERT_STR(cat("events/tfs_test/tfs_req/enable"), "0\n");
+	trace_tfs_req(6, "off");
+	T_ASSERT_EQ(count(cat("trace"), "path=off"), 0);
+
+	/* enabling an event that has triggers makes it record; disabling keeps them
+	 * (tfs_misc is still on from the tick's enable_event, removed above) */
+	T_ASSERT_STR(cat("events/tfs_other/tfs_misc/enable"), "1\n");
+	T_ECHO("0\n", "events/tfs_other/tfs_misc/enable");
+	T_ECHO("traceon\n", MISC);
+	trace_tfs_misc(8);
+	T_ASSERT_EQ(count(cat("trace"), "x=8"), 0);
+	T_ECHO("1\n", "events/tfs_other/tfs_misc/enable");
+	trace_tfs_misc(9);
+	T_ASSERT_EQ(count(cat("trace"), "x=9"), 1);
+	T_ECHO("0\n", "events/tfs_other/tfs_misc/enable");
+	T_ECHO("0\n", "tracing_on");
+	trace_tfs_misc(10);
+	T_ASSERT_STR(cat("tracing_on"), "1\n");
+	T_ASSERT_EQ(count(cat("trace"), "x=10"), 0);
+	T_ECHO("!traceon\n", MISC);
 	return 0;
 }
