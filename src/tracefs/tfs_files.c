@@ -396,6 +396,14 @@ static int enable_show(struct evt_tracefs_file *f, struct tfs_seq *s)
 		ev = node_event(&f->node);
 		if (!ev)
 			return -ENODEV;
+		if (tfs_backend == &tfs_backend_core) {
+			/* soft mode (triggers): "0*" or "1*", as the kernel's event_enable_read */
+			int fl = evt_instance_event_flags(f->node.inst, tb_event_system(ev),
+							  tb_event_name(ev));
+
+			if (fl > 0 && (fl & EVT_FILE_SOFT_MODE))
+				return tfs_seq_puts(s, fl & EVT_FILE_SOFT_DISABLED ? "0*\n" : "1*\n");
+		}
 		return tfs_seq_puts(s, tb_event_enabled(f->node.inst, ev) ? "1\n" : "0\n");
 	}
 	a.sys = f->node.sys[0] ? f->node.sys : NULL;

@@ -19,6 +19,7 @@ int main(void)
 	/* traceoff, unlimited: the event is only soft-enabled */
 	T_ECHO("traceoff\n", TICK);
 	T_ASSERT_STR(cat(TICK), "traceoff:unlimited\n");
+	T_ASSERT_STR(cat("events/tfs_test/tfs_tick/enable"), "0*\n");
 	trace_tfs_tick(1);
 	T_ASSERT_STR(cat("tracing_on"), "0\n");
 	T_ASSERT_EQ(count(cat("trace"), "tfs_tick:"), 0);
@@ -30,6 +31,7 @@ int main(void)
 	T_ASSERT_EQ(echo("traceoff  if n==0\n", TICK), -EEXIST);
 	T_ECHO("!traceoff\n", TICK);
 	T_ASSERT_STR(cat(TICK), NONE);
+	T_ASSERT_STR(cat("events/tfs_test/tfs_tick/enable"), "0\n");
 
 	/* traceon:2 if n > 5: tracing is off, the record is built for the filter only */
 	T_ECHO("traceon:2 if n > 5\n", TICK);
@@ -60,6 +62,7 @@ int main(void)
 	T_ECHO("1\n", "events/tfs_test/tfs_tick/enable");
 	T_ECHO("traceoff:1\n", TICK);
 	T_ASSERT_STR(cat(TICK), "traceoff:count=1\n");
+	T_ASSERT_STR(cat("events/tfs_test/tfs_tick/enable"), "1*\n");
 	trace_tfs_tick(3);
 	T_ASSERT_STR(cat("tracing_on"), "0\n");
 	T_ASSERT_STR(cat(TICK), "traceoff:count=0\n");
