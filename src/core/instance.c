@@ -49,6 +49,7 @@ static void file_free(struct trace_event_file *file)
 		return;
 	filter_free(file->filter);
 	free(file->filter_shown);
+	trigger_file_free(file->triggers);
 	free(file);
 }
 
@@ -237,7 +238,7 @@ int evt_instance_destroy(struct evt_instance *inst)
 	for (unsigned int id = 0; id < inst->nr_files; id++) {
 		struct trace_event_file *file = inst->files[id];
 
-		if (file && (file->flags & (EVT_FILE_ENABLED | EVT_FILE_SOFT_MODE))) {
+		if (file && (ld_relaxed(&file->flags) & (EVT_FILE_ENABLED | EVT_FILE_SOFT_MODE))) {
 			st_relaxed(&file->flags, 0u);
 			event_update_active_locked(file->event);
 		}
@@ -306,7 +307,7 @@ unsigned int instance_active_files_locked(struct evt_event *ev,
 		if (!inst || inst->dead || ev->id >= inst->nr_files)
 			continue;
 		file = inst->files[ev->id];
-		if (file && (file->flags & (EVT_FILE_ENABLED | EVT_FILE_SOFT_MODE)))
+		if (file && (ld_relaxed(&file->flags) & (EVT_FILE_ENABLED | EVT_FILE_SOFT_MODE)))
 			files[n++] = file;
 	}
 	return n;

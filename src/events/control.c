@@ -132,7 +132,7 @@ static int state_one(struct evt_event *ev, void *p)
 
 	if (!file || !ev->def)
 		return 0;
-	if (file->flags & EVT_FILE_ENABLED)
+	if (ld_relaxed(&file->flags) & EVT_FILE_ENABLED)
 		a->on = true;
 	else
 		a->off = true;
@@ -164,7 +164,7 @@ int evt_instance_event_flags(struct evt_instance *inst, const char *system, cons
 		return -EINVAL;
 	file = lock_event_file(inst, system, name);
 	if (file)
-		ret = (int)file->flags;
+		ret = (int)ld_relaxed(&file->flags);
 	event_unlock();
 	return ret;
 }
@@ -271,7 +271,7 @@ static int set_event_one(struct evt_event *ev, void *p)
 	struct list_arg *a = p;
 	struct trace_event_file *file = event_file_locked(a->inst, ev);
 
-	if (file && ev->def && (file->flags & EVT_FILE_ENABLED))
+	if (file && ev->def && (ld_relaxed(&file->flags) & EVT_FILE_ENABLED))
 		text_add(a->buf, a->size, &a->len, "%s:%s\n", ev->system, ev->name);
 	return 0;
 }
@@ -435,10 +435,10 @@ void events_env_apply_locked(struct evt_event *ev)
 static int env_one(struct evt_event *ev, void *arg)
 {
 	struct trace_event_file *file = event_file_locked(instance_top_locked(), ev);
-	bool was = file && (file->flags & EVT_FILE_ENABLED);
+	bool was = file && (ld_relaxed(&file->flags) & EVT_FILE_ENABLED);
 
 	events_env_apply_locked(ev);
-	if (!was && file && (file->flags & EVT_FILE_ENABLED))
+	if (!was && file && (ld_relaxed(&file->flags) & EVT_FILE_ENABLED))
 		(*(int *)arg)++;
 	return 0;
 }

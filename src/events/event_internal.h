@@ -88,6 +88,9 @@ struct trace_event_file {
 	void *triggers;				/* for the trigger layer */
 };
 
+/* Free what trace_event_file.triggers holds (trigger/trigger.c), no grace period. */
+void trigger_file_free(void *triggers);
+
 /* --- locking -------------------------------------------------------------------------- */
 
 void event_lock(void);
@@ -179,6 +182,8 @@ bool instance_pid_allowed_rcu(struct evt_instance *inst, pid_t tid, pid_t tgid);
 
 /* Free @p with free() after the next grace period (when event_mutex is released). */
 void event_gc_free(void *p);
+/* Call @fn(@p) after the next grace period (when event_mutex is released). */
+void event_gc_add(void *p, void (*fn)(void *));
 
 /* Built-in events (ftrace:print). */
 struct evt_event *event_new_builtin(const char *system, const char *name,

@@ -61,7 +61,7 @@ static void gc_free_filter(void *p)
 }
 
 /* Queue @p for freeing; if the list cannot grow, wait for the grace period now. */
-static void event_gc_add(void *p, void (*fn)(void *))
+void event_gc_add(void *p, void (*fn)(void *))
 {
 	if (!p)
 		return;
@@ -296,13 +296,17 @@ void event_update_active_locked(struct evt_event *ev)
 
 int event_file_enable_locked(struct trace_event_file *file, bool enable)
 {
-	unsigned int flags = file->flags;
+	unsigned int flags = ld_relaxed(&file->flags);
 
+	/* As the kernel: an event in soft mode (triggers) records once enabled, and
+	 * stays on for its triggers, soft-disabled, once disabled. */
 	if (enable)
-		flags |= EVT_FILE_ENABLED;
+		flags = (flags | EVT_FILE_ENABLED) & ~EVT_FILE_SOFT_DISABLED;
+	else if (flags & EVT_FILE_SOFT_MODE)
+		flags = (flags & ~EVT_FILE_ENABLED) | EVT_FILE_SOFT_DISABLED;
 	else
 		flags &= ~EVT_FILE_ENABLED;
-	if (flags == file->flags)
+	if (flags == ld_relaxed(&file->flags))
 		return 0;
 	st_relaxed(&file->flags, flags);
 	event_update_active_locked(file->event);
@@ -311,7 +315,9 @@ int event_file_enable_locked(struct trace_event_file *file, bool enable)
 
 int event_file_soft_locked(struct trace_event_file *file, bool soft_mode, bool soft_disabled)
 {
-	unsigned int flags = file->flags & ~(EVT_FILE_SOFT_MODE | EVT_FILE_SOFT_DISABLED);
+	unsigned int flags = ld_relaxed(&file->flags);
+
+	flags &= ~(EVT_FILE_SOFT_MODE | EVT_FILE_SOFT_DISABLED);
 
 	if (soft_mode)
 		flags |= EVT_FILE_SOFT_MODE;
@@ -331,9 +337,9 @@ void event_file_set_filter_locked(struct trace_event_file *file, struct filter_p
 	/* Release: the compiled program before the pointer (pairs with the writer's acquire). */
 	rcu_publish(file->filter, prog);
 	if (prog)
-		st_relaxed(&file->flags, file->flags | EVT_FILE_FILTERED);
+		st_relaxed(&file->flags, ld_relaxed(&file->flags) | EVT_FILE_FILTERED);
 	else
-		st_relaxed(&file->flags, file->flags & ~EVT_FILE_FILTERED);
+		st_relaxed(&file->flags, ld_relaxed(&file->flags) & ~EVT_FILE_FILTERED);
 	free(file->filter_shown);
 	file->filter_shown = NULL;
 	event_gc_add(old, gc_free_filter);

@@ -34,6 +34,7 @@
 #include "compat/urcu.h"
 #include "events/event_internal.h"
 #include "filter/filter.h"
+#include "trigger/trigger.h"
 
 struct writer_tls {
 	pid_t tid;		/* 0: not known yet */
@@ -48,6 +49,13 @@ struct writer_tls {
  */
 static __thread struct writer_tls wtls __attribute__((tls_model("initial-exec")));
 static pid_t cached_tgid;
+/*
+ * Where a record is built when only filtered triggers want it (soft-disabled
+ * event, tracing off, buffer full). A signal handler nesting into a write
+ * that uses it would overwrite it: the outer triggers then test the inner
+ * record (documented in docs/triggers.md).
+ */
+static __thread uint64_t trigger_scratch[512];
 
 static void writer_atfork_child(void)
 {
@@ -115,21 +123,36 @@ static void *trace_event_next(struct evt_trace_event_buffer *fb)
 	while (fb->idx < set->nr) {
 		struct trace_event_file *file = set->files[fb->idx++];
 		struct evt_instance *inst = file->inst;
-		struct evt_ring_buffer_event *rbe;
+		struct trigger_list *tl = trigger_list_rcu(file);
+		struct evt_ring_buffer_event *rbe = NULL;
 		struct evt_trace_entry *ent;
 
+		/* Triggers without a filter run before anything, record or not (the
+		 * kernel's trace_trigger_soft_disabled()); those with one need it. */
+		if (unlikely(tl) && !tl->cond) {
+			trigger_post(tl, trigger_test(tl, NULL, 0));
+			tl = NULL;
+		}
 		if (unlikely(ld_relaxed(&file->flags) & EVT_FILE_SOFT_DISABLED))
-			continue;
+			goto scratch;
 		if (unlikely(!ld_relaxed(&inst->tracing_on)))
-			continue;
+			goto scratch;
 		/* Acquire: a published list is complete (pairs with rcu_publish). */
 		if (unlikely(rcu_deref(inst->pids) != NULL) &&
 		    !instance_pid_allowed_rcu(inst, tid, tgid))
 			continue;
 		rbe = evt_ring_buffer_lock_reserve(inst->rb, fb->len);
 		if (unlikely(!rbe))
-			continue;
+			goto scratch;
 		ent = evt_ring_buffer_event_data(rbe);
+		goto fill;
+scratch:
+		/* No record in the buffer, but filtered triggers want one: the thread's
+		 * scratch record (the kernel's temp_buffer). */
+		if (likely(!tl) || fb->len > sizeof(trigger_scratch))
+			continue;
+		ent = (struct evt_trace_entry *)(void *)trigger_scratch;
+fill:
 		ent->common_type = (uint16_t)file->event->id;
 		ent->common_flags = wtls.depth > 1 ? EVT_TRACE_FLAG_HARDIRQ : 0;
 		ent->common_preempt_count = (uint8_t)(wtls.depth - 1);
@@ -179,11 +202,22 @@ void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 	struct evt_ring_buffer *rb = file->inst->rb;
 	/* Acquire: the program is complete before we run it (pairs with rcu_publish). */
 	struct filter_prog *prog = rcu_deref(file->filter);
+	struct trigger_list *tl = trigger_list_rcu(file);
+	unsigned long fire = 0;
 
-	if (prog && !filter_match(prog, fb->entry, fb->len))
+	/* Filtered triggers test the record before it is committed, run after
+	 * (the kernel's event_triggers_call() and event_triggers_post_call()). */
+	if (unlikely(tl) && tl->cond)
+		fire = trigger_test(tl, fb->entry, fb->len);
+	if (unlikely(!fb->rbe)) {
+		/* the scratch record: nothing to commit */
+	} else if (prog && !filter_match(prog, fb->entry, fb->len)) {
 		evt_ring_buffer_discard_commit(rb, fb->rbe);
-	else
+	} else {
 		evt_ring_buffer_unlock_commit(rb, fb->rbe);
+	}
+	if (unlikely(fire))
+		trigger_post(tl, fire);
 	return trace_event_next(fb);
 }
 

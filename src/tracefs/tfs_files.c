@@ -27,6 +27,7 @@
 #include <evtrace/ring_buffer.h>
 
 #include "core/error_log.h"
+#include "trigger/trigger.h"
 #include "filter/filter.h"
 #include "tracefs/tfs_backend.h"
 #include "tracefs/tfs_internal.h"
@@ -395,6 +396,14 @@ static int enable_show(struct evt_tracefs_file *f, struct tfs_seq *s)
 		ev = node_event(&f->node);
 		if (!ev)
 			return -ENODEV;
+		if (tfs_backend == &tfs_backend_core) {
+			/* soft mode (triggers): "0*" or "1*", as the kernel's event_enable_read */
+			int fl = evt_instance_event_flags(f->node.inst, tb_event_system(ev),
+							  tb_event_name(ev));
+
+			if (fl > 0 && (fl & EVT_FILE_SOFT_MODE))
+				return tfs_seq_puts(s, fl & EVT_FILE_SOFT_DISABLED ? "0*\n" : "1*\n");
+		}
 		return tfs_seq_puts(s, tb_event_enabled(f->node.inst, ev) ? "1\n" : "0\n");
 	}
 	a.sys = f->node.sys[0] ? f->node.sys : NULL;
@@ -604,24 +613,51 @@ static int id_show(struct evt_tracefs_file *f, struct tfs_seq *s)
 
 static int trigger_show(struct evt_tracefs_file *f, struct tfs_seq *s)
 {
-	(void)s;
-	return node_event(&f->node) ? 0 : -ENODEV;
+	const struct tb_event *ev = node_event(&f->node);
+	char *text;
+	int ret;
+
+	if (!ev)
+		return -ENODEV;
+	ret = trigger_show_text(f->node.inst, tb_event_id(ev), &text);
+	if (ret == -ENODEV)
+		return 0;	/* an event of another backend: no triggers */
+	if (ret)
+		return ret;
+	ret = tfs_seq_puts(s, text);
+	free(text);
+	return ret;
 }
 
 static ssize_t trigger_write(struct evt_tracefs_file *f, const char *buf, size_t len)
 {
+	struct tfs_state *st = state_of(f->node.inst);
+	const struct tb_event *ev = node_event(&f->node);
+	struct filter_error err;
+	bool has_err = false;
 	char *cmd;
-	bool blank;
+	int ret;
 
-	if (!node_event(&f->node))
+	if (!ev)
 		return -ENODEV;
 	cmd = tfs_strdup_stripped(buf, len);
 	if (!cmd)
 		return -ENOMEM;
-	blank = !*cmd;
+	ret = *cmd ? trigger_apply(f->node.inst, tb_event_id(ev), cmd, &err, &has_err) : 0;
+	if (has_err && st) {
+		/* as the kernel: the filter's error, with the filter as the command */
+		const char *fexpr = strstr(cmd, " if");
+
+		fexpr = fexpr ? fexpr + 3 : cmd;
+		fexpr += strspn(fexpr, " \t");
+		error_log_add(st->elog, FILTER_LOC,
+			      err.log_msg ? err.log_msg : (err.msg ? err.msg : "Error"), fexpr,
+			      (unsigned int)(err.log_pos > 0 ? err.log_pos : 0));
+	}
 	free(cmd);
-	/* no trigger command exists yet (issue 5): only a blank write is accepted */
-	return blank ? (ssize_t)len : -EINVAL;
+	if (ret == -ENODEV)
+		ret = -EINVAL;	/* an event of another backend: no trigger commands */
+	return ret ? ret : (ssize_t)len;
 }
 
 /* ---- tracing_on, trace_clock, buffer sizes ------------------------------------------------ */

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * trigger/trigger.c - the trigger command registry: parsing of what is
+ * written to an event's `trigger` file, the published lists, the text read
+ * back, and the writer's side (trigger_test, trigger_post).
+ *
+ * Grammar (the kernel's trigger_process_regex and event_trigger_parse):
+ *   [!]command[:param] [if filter]
+ * where param is the command's (a count, or system:event[:count]).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trigger/trigger.h"
+
+static void td_free(void *p)
+{
+	struct trigger_data *td = p;
+
+	if (!td)
+		return;
+	filter_free(td->filter);
+	free(td);
+}
+
+void trigger_file_free(void *triggers)
+{
+	struct trigger_file *tf = triggers;
+
+	if (!tf)
+		return;
+	for (unsigned int i = 0; tf->list && i < tf->list->nr; i++)
+		td_free(tf->list->td[i]);
+	free(tf->list);
+	free(tf);
+}
+
+int trigger_parse_count(const char *s, long *count)
+{
+	unsigned long v = 0;
+	char *end;
+
+	if (!s || !*s) {
+		*count = TRIGGER_UNLIMITED;
+		return 0;
+	}
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	v = strtoul(s, &end, 0);
+	if (*end || v > (unsigned long)(~0UL >> 2))
+		return -EINVAL;
+	*count = (long)v;
+	return 0;
+}
+
+static struct trigger_file *tfile_get(struct trace_event_file *file)
+{
+	struct trigger_file *tf = file->triggers;
+
+	if (tf)
+		return tf;
+	tf = calloc(1, sizeof(*tf));
+	if (!tf)
+		return NULL;
+	/* Release: the zeroed trigger_file before the pointer (trigger_list_rcu's acquire). */
+	st_release((struct trigger_file **)&file->triggers, tf);
+	return tf;
+}
+
+int trigger_soft_get(struct trace_event_file *file)
+{
+	struct trigger_file *tf = tfile_get(file);
+
+	if (!tf)
+		return -ENOMEM;
+	if (tf->soft_ref++ == 0)
+		return event_file_soft_locked(file, true,
+					      !(ld_relaxed(&file->flags) & EVT_FILE_ENABLED));
+	return 0;
+}
+
+void trigger_soft_put(struct trace_event_file *file)
+{
+	struct trigger_file *tf = file->triggers;
+
+	unsigned int flags;
+	bool on;
+
+	if (!tf || !tf->soft_ref || --tf->soft_ref)
+		return;
+	/* As the kernel: the event keeps the state its triggers left it in (an
+	 * event enable_event turned on stays enabled, disable_event's stays off). */
+	flags = ld_relaxed(&file->flags);
+	on = !(flags & EVT_FILE_SOFT_DISABLED);
+	event_file_soft_locked(file, false, false);
+	if (on != !!(flags & EVT_FILE_ENABLED))
+		event_file_enable_locked(file, on);
+}
+
+/* --- writer side -------------------------------------------------------------------------- */
+
+unsigned long trigger_test(const struct trigger_list *tl, const void *rec, size_t len)
+{
+	unsigned long mask = 0;
+
+	for (unsigned int i = 0; i < tl->nr; i++) {
+		const struct trigger_data *td = tl->td[i];
+
+		if (td->filter && (!rec || !filter_match(td->filter, rec, len)))
+			continue;
+		mask |= 1UL << i;
+	}
+	return mask;
+}
+
+/* Take one from @td's count; false when it is used up. */
+static bool count_take(struct trigger_data *td)
+{
+	long c = ld_relaxed(&td->count);
+
+	for (;;) {
+		if (c == TRIGGER_UNLIMITED)
+			return true;
+		if (c <= 0)
+			return false;
+		/* Relaxed is enough: the count orders nothing else, only each decrement
+		 * must be taken once (two writers racing on the last one: one wins). */
+		if (__atomic_compare_exchange_n(&td->count, &c, c - 1, false, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return true;
+	}
+}
+
+void trigger_post(const struct trigger_list *tl, unsigned long mask)
+{
+	for (unsigned int i = 0; i < tl->nr; i++) {
+		struct trigger_data *td = tl->td[i];
+
+		if (!(mask & (1UL << i)))
+			continue;
+		/* As the kernel's *_count_trigger: a command that would change nothing
+		 * does not use up its count. */
+		if (td->cmd->would_fire && !td->cmd->would_fire(td))
+			continue;
+		if (!count_take(td))
+			continue;
+		td->cmd->fire(td);
+	}
+}
+
+/* --- updates (event_mutex) ------------------------------------------------------------------ */
+
+static const struct trigger_cmd *cmd_find(const char *name)
+{
+	for (unsigned int i = 0; trigger_cmds[i]; i++)
+		if (!strcmp(trigger_cmds[i]->name, name))
+			return trigger_cmds[i];
+	return NULL;
+}
+
+static int list_publish(struct trace_event_file *file, struct trigger_file *tf,
+			struct trigger_list *nl)
+{
+	struct trigger_list *old = tf->list;
+
+	if (nl && !nl->nr) {
+		free(nl);
+		nl = NULL;
+	}
+	if (nl)
+		for (unsigned int i = 0; i < nl->nr; i++)
+			nl->cond |= nl->td[i]->filter != NULL;
+	/* Release: the list and its triggers before the pointer (pairs with rcu_deref). */
+	rcu_publish(tf->list, nl);
+	event_gc_free(old);
+	/* The event stays on (soft mode) while it has triggers, as the kernel's
+	 * trace_event_trigger_enable_disable(). */
+	if (!old && nl)
+		return trigger_soft_get(file);
+	if (old && !nl)
+		trigger_soft_put(file);
+	return 0;
+}
+
+static int trigger_add(struct trace_event_file *file, struct trigger_data *td)
+{
+	struct trigger_file *tf = tfile_get(file);
+	struct trigger_list *old, *nl;
+	unsigned int nr;
+	int ret;
+
+	if (!tf)
+		return -ENOMEM;
+	old = tf->list;
+	nr = old ? old->nr : 0;
+	for (unsigned int i = 0; i < nr; i++)
+		if (td->cmd->same(old->td[i], td))
+			return -EEXIST;
+	if (nr >= TRIGGER_MAX)
+		return -ENOSPC;
+	nl = calloc(1, sizeof(*nl) + (nr + 1) * sizeof(nl->td[0]));
+	if (!nl)
+		return -ENOMEM;
+	if (td->cmd->reg) {
+		ret = td->cmd->reg(td);
+		if (ret) {
+			free(nl);
+			return ret;
+		}
+	}
+	nl->nr = nr + 1;
+	nl->td[0] = td;
+	for (unsigned int i = 0; i < nr; i++)
+		nl->td[i + 1] = old->td[i];
+	return list_publish(file, tf, nl);
+}
+
+static int trigger_remove(struct trace_event_file *file, struct trigger_data *test)
+{
+	struct trigger_file *tf = file->triggers;
+	struct trigger_list *old = tf ? tf->list : NULL, *nl;
+	struct trigger_data *gone = NULL;
+	unsigned int n = 0;
+
+	if (!old)
+		return 0; /* the kernel: removing what is not there is no error */
+	nl = calloc(1, sizeof(*nl) + old->nr * sizeof(nl->td[0]));
+	if (!nl)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < old->nr; i++) {
+		if (!gone && test->cmd->same(old->td[i], test))
+			gone = old->td[i];
+		else
+			nl->td[n++] = old->td[i];
+	}
+	if (!gone) {
+		free(nl);
+		return 0;
+	}
+	nl->nr = n;
+	list_publish(file, tf, nl);
+	if (gone->cmd->unreg)
+		gone->cmd->unreg(gone);
+	event_gc_add(gone, td_free);
+	return 0;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+int trigger_apply(struct evt_instance *inst, unsigned int event_id, const char *cmd,
+		  struct filter_error *ferr, bool *has_ferr)
+{
+	struct trace_event_file *file;
+	struct trigger_data *td = NULL;
+	char *buf, *p, *name, *param = NULL;
+	bool remove = false;
+	struct evt_event *ev;
+	int ret;
+
+	*has_ferr = false;
+	buf = strdup(cmd);
+	if (!buf)
+		return -ENOMEM;
+	p = buf;
+	while (is_space(*p))
+		p++;
+	for (char *e = p + strlen(p); e > p && is_space(e[-1]); e--)
+		e[-1] = '\0';
+	if (!*p) {
+		free(buf);
+		return 0;
+	}
+	if (*p == '!') {
+		remove = true;
+		p++;
+	}
+	name = p;
+	while (*p && *p != ':' && !is_space(*p))
+		p++;
+	if (*p == ':') {
+		*p++ = '\0';
+		param = p;
+		while (*p && !is_space(*p))
+			p++;
+	}
+	if (*p)
+		*p++ = '\0';
+	while (is_space(*p))
+		p++;
+
+	events_init();
+	event_lock();
+	ev = event_find_id_locked(event_id);
+	file = ev ? event_file_locked(inst, ev) : NULL;
+	ret = -ENODEV;
+	if (!file)
+		goto out;
+	ret = -EINVAL;
+	td = calloc(1, sizeof(*td));
+	if (!td) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	td->cmd = cmd_find(name);
+	td->file = file;
+	if (!td->cmd)
+		goto out;
+	ret = td->cmd->parse(td, param);
+	if (ret)
+		goto out;
+	if (*p) {
+		/* the rest must be "if <filter>" */
+		if (strncmp(p, "if", 2) || (p[2] && !is_space(p[2]))) {
+			ret = -EINVAL;
+			goto out;
+		}
+		if (!remove) {
+			p += 2;
+			while (is_space(*p))
+				p++;
+			memset(ferr, 0, sizeof(*ferr));
+			ret = filter_compile(ev->fields, ev->nr_fields, p, &td->filter, ferr);
+			if (ret) {
+				*has_ferr = true;
+				ret = -EINVAL; /* the kernel's trigger write says EINVAL */
+				goto out;
+			}
+		}
+	}
+	if (remove) {
+		ret = trigger_remove(file, td);
+		goto out;
+	}
+	ret = trigger_add(file, td);
+	if (!ret)
+		td = NULL;
+out:
+	event_unlock();
+	td_free(td);
+	free(buf);
+	return ret;
+}
+
+/* --- the `trigger` file --------------------------------------------------------------------- */
+
+struct text {
+	char *buf;
+	size_t len, cap;
+	int err;
+};
+
+static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text_add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->err)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			t->err = -EINVAL;
+			return;
+		}
+		if ((size_t)n < t->cap - t->len) {
+			t->len += (size_t)n;
+			return;
+		}
+		size_t cap = (t->cap + (size_t)n + 1) * 2;
+		char *nb = realloc(t->buf, cap);
+
+		if (!nb) {
+			t->err = -ENOMEM;
+			return;
+		}
+		t->buf = nb;
+		t->cap = cap;
+	}
+}
+
+int trigger_show_text(struct evt_instance *inst, unsigned int event_id, char **textp)
+{
+	struct text t = { .buf = malloc(256), .cap = 256 };
+	struct trace_event_file *file;
+	struct trigger_list *tl;
+	struct evt_event *ev;
+	char name[512];
+	int ret = 0;
+
+	if (!t.buf)
+		return -ENOMEM;
+	t.buf[0] = '\0';
+	events_init();
+	event_lock();
+	ev = event_find_id_locked(event_id);
+	file = ev ? event_file_locked(inst, ev) : NULL;
+	if (!file) {
+		ret = -ENODEV;
+		goto out;
+	}
+	tl = file->triggers ? ((struct trigger_file *)file->triggers)->list : NULL;
+	if (!tl) {
+		text_add(&t, "# Available triggers:\n#");
+		for (unsigned int i = 0; trigger_cmds[i]; i++)
+			text_add(&t, " %s", trigger_cmds[i]->name);
+		text_add(&t, "\n");
+	}
+	for (unsigned int i = 0; tl && i < tl->nr; i++) {
+		struct trigger_data *td = tl->td[i];
+		long c = ld_relaxed(&td->count);
+
+		td->cmd->print(td, name, sizeof(name));
+		if (c == TRIGGER_UNLIMITED)
+			text_add(&t, "%s:unlimited", name);
+		else
+			text_add(&t, "%s:count=%ld", name, c);
+		if (td->filter)
+			text_add(&t, " if %s", filter_prog_text(td->filter));
+		text_add(&t, "\n");
+	}
+	ret = t.err;
+out:
+	event_unlock();
+	if (ret)
+		free(t.buf);
+	else
+		*textp = t.buf;
+	return ret;
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * trigger/trigger_cmds.c - the trigger commands: traceon, traceoff,
+ * enable_event, disable_event (events.rst 6.2). stacktrace and snapshot
+ * are not here yet (docs/triggers.md).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trigger/trigger.h"
+
+/* --- traceon, traceoff ---------------------------------------------------------------------- */
+
+static int onoff_parse(struct trigger_data *td, char *param)
+{
+	char *extra = param ? strchr(param, ':') : NULL;
+
+	/* the kernel's event_trigger_parse_num() reads up to the next ':' only */
+	if (extra)
+		*extra = '\0';
+	return trigger_parse_count(param, &td->count);
+}
+
+/* One traceon or traceoff per event (the kernel's ETT_TRACE_ONOFF). */
+static bool onoff_same(const struct trigger_data *a, const struct trigger_data *b)
+{
+	return a->cmd->parse == onoff_parse && b->cmd->parse == onoff_parse;
+}
+
+static bool traceon_would(const struct trigger_data *td)
+{
+	return !ld_relaxed(&td->file->inst->tracing_on);
+}
+
+static bool traceoff_would(const struct trigger_data *td)
+{
+	return ld_relaxed(&td->file->inst->tracing_on);
+}
+
+/* Writers test tracing_on with a relaxed load: one in flight may still write, as in ftrace. */
+static void traceon_fire(struct trigger_data *td)
+{
+	st_relaxed(&td->file->inst->tracing_on, 1);
+}
+
+static void traceoff_fire(struct trigger_data *td)
+{
+	st_relaxed(&td->file->inst->tracing_on, 0);
+}
+
+static int traceon_print(const struct trigger_data *td, char *buf, size_t size)
+{
+	(void)td;
+	return snprintf(buf, size, "traceon");
+}
+
+static int traceoff_print(const struct trigger_data *td, char *buf, size_t size)
+{
+	(void)td;
+	return snprintf(buf, size, "traceoff");
+}
+
+static const struct trigger_cmd traceon_cmd = {
+	.name = "traceon",
+	.parse = onoff_parse,
+	.same = onoff_same,
+	.would_fire = traceon_would,
+	.fire = traceon_fire,
+	.print = traceon_print,
+};
+
+static const struct trigger_cmd traceoff_cmd = {
+	.name = "traceoff",
+	.parse = onoff_parse,
+	.same = onoff_same,
+	.would_fire = traceoff_would,
+	.fire = traceoff_fire,
+	.print = traceoff_print,
+};
+
+/* --- enable_event, disable_event ------------------------------------------------------------ */
+
+static bool is_enable_cmd(const struct trigger_cmd *cmd);
+
+static int enable_parse(struct trigger_data *td, char *param)
+{
+	char *sys, *name, *count;
+	struct evt_event *ev;
+	int ret;
+
+	if (!param)
+		return -EINVAL;
+	sys = param;
+	name = strchr(sys, ':');
+	if (!name)
+		return -EINVAL;
+	*name++ = '\0';
+	count = strchr(name, ':');
+	if (count)
+		*count++ = '\0';
+	ret = trigger_parse_count(count, &td->count);
+	if (ret)
+		return ret;
+	ev = event_find_locked(sys, name);
+	if (!ev)
+		return -EINVAL;
+	td->target = event_file_locked(td->file->inst, ev);
+	if (!td->target)
+		return -ENOMEM;
+	td->enable = !strcmp(td->cmd->name, "enable_event");
+	return 0;
+}
+
+/* One enable/disable trigger per event it acts on (the kernel's ETT_EVENT_ENABLE). */
+static bool enable_same(const struct trigger_data *a, const struct trigger_data *b)
+{
+	return is_enable_cmd(a->cmd) && is_enable_cmd(b->cmd) && a->target == b->target;
+}
+
+/* The target stays in its event's active set, soft-disabled, while the trigger exists. */
+static int enable_reg(struct trigger_data *td)
+{
+	return trigger_soft_get(td->target);
+}
+
+static void enable_unreg(struct trigger_data *td)
+{
+	trigger_soft_put(td->target);
+}
+
+static bool enable_would(const struct trigger_data *td)
+{
+	bool on = !(ld_relaxed(&td->target->flags) & EVT_FILE_SOFT_DISABLED);
+
+	return on != td->enable;
+}
+
+static void enable_fire(struct trigger_data *td)
+{
+	/*
+	 * Relaxed read-modify-write of one bit: it orders nothing else (writers
+	 * test the bit with a relaxed load, a record in flight may still see the
+	 * old state, as in the kernel). event_mutex holders store the whole flags
+	 * word (st_relaxed): a trigger firing during such an update may be lost.
+	 */
+	if (td->enable)
+		__atomic_fetch_and(&td->target->flags, ~EVT_FILE_SOFT_DISABLED, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_or(&td->target->flags, EVT_FILE_SOFT_DISABLED, __ATOMIC_RELAXED);
+}
+
+static int enable_print(const struct trigger_data *td, char *buf, size_t size)
+{
+	return snprintf(buf, size, "%s:%s:%s", td->cmd->name, td->target->event->system,
+			td->target->event->name);
+}
+
+static const struct trigger_cmd enable_event_cmd = {
+	.name = "enable_event",
+	.parse = enable_parse,
+	.same = enable_same,
+	.reg = enable_reg,
+	.unreg = enable_unreg,
+	.would_fire = enable_would,
+	.fire = enable_fire,
+	.print = enable_print,
+};
+
+static const struct trigger_cmd disable_event_cmd = {
+	.name = "disable_event",
+	.parse = enable_parse,
+	.same = enable_same,
+	.reg = enable_reg,
+	.unreg = enable_unreg,
+	.would_fire = enable_would,
+	.fire = enable_fire,
+	.print = enable_print,
+};
+
+static bool is_enable_cmd(const struct trigger_cmd *cmd)
+{
+	return cmd == &enable_event_cmd || cmd == &disable_event_cmd;
+}
+
+const struct trigger_cmd *const trigger_cmds[] = {
+	&traceon_cmd, &traceoff_cmd, &enable_event_cmd, &disable_event_cmd, NULL,
+};
