@@ -46,6 +46,8 @@ struct td_cpu {
 	uint64_t offset, size;		/* the CPU's pages in the file */
 	uint64_t page;			/* offset of the current page, from @offset */
 	struct evt_rb_page_iter it;
+	unsigned char *page_buf;	/* the current page, copied: the file's pages need not
+					 * be aligned for the events' 4-byte headers */
 	bool started, done;
 	/* the next record, peeked */
 	bool have;
@@ -989,6 +991,8 @@ void evt_tracedat_close(struct evt_tracedat *td)
 	free(td->events);
 	free(td->by_id);
 	free(td->cmdlines);
+	for (int i = 0; td->cpus && i < td->nr_cpus; i++)
+		free(td->cpus[i].page_buf);
 	free(td->cpus);
 	if (td->map)
 		munmap(td->map, td->map_len);
@@ -1019,7 +1023,16 @@ static int cpu_fill(struct evt_tracedat *td, struct td_cpu *c)
 				c->done = true;
 				break;
 			}
-			page = td->data + c->offset + c->page;
+			if (!c->page_buf) {
+				c->page_buf = aligned_alloc(8, (td->page_size + 7) & ~(size_t)7);
+				if (!c->page_buf) {
+					td_error(td, c->offset + c->page, "out of memory");
+					c->done = true;
+					return -EBADMSG;
+				}
+			}
+			memcpy(c->page_buf, td->data + c->offset + c->page, td->page_size);
+			page = c->page_buf;
 			if (evt_rb_page_iter_init(&c->it, page, td->page_size)) {
 				td_error(td, c->offset + c->page + 8,
 					 "page commit larger than the page");
@@ -1105,7 +1118,8 @@ int evt_tracedat_next(struct evt_tracedat *td, struct evt_tracedat_record *rec)
 	rec->ts = best->ts;
 	rec->data = evt_ring_buffer_event_data((struct evt_ring_buffer_event *)best->ev);
 	rec->size = evt_ring_buffer_event_length(best->ev);
-	rec->offset = (long long)((const unsigned char *)best->ev - td->data);
+	rec->offset = (long long)(best->offset + best->page +
+				  (uint64_t)((const unsigned char *)best->ev - best->page_buf));
 	rec->missed = best->missed;
 	best->missed = 0;
 	if (rec->size >= 2) {
