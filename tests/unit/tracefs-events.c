@@ -14,6 +14,7 @@
 #include <evtrace/tracefs.h>
 
 #include "helpers.h"
+#include "tracefs-cat.h"
 
 #define CREATE_TRACE_POINTS
 #include "tracefs-events-tp.h"
@@ -23,23 +24,7 @@
 
 static const char *cat(const char *path)
 {
-	static char buf[1 << 18];
-	struct evt_tracefs_file *f;
-	size_t len = 0;
-	ssize_t n;
-	int ret;
-
-	ret = evt_tracefs_open(NULL, path, EVT_TRACEFS_READ | EVT_TRACEFS_NONBLOCK, &f);
-	if (ret) {
-		snprintf(buf, sizeof(buf), "<error %d>", ret);
-		return buf;
-	}
-	while (len < sizeof(buf) - 1 &&
-	       (n = evt_tracefs_file_read(f, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)n;
-	evt_tracefs_close(f);
-	buf[len] = '\0';
-	return buf;
+	return t_tracefs_cat(NULL, path);
 }
 
 static ssize_t echo(const char *text, unsigned int flags, const char *path)

@@ -20,6 +20,7 @@
 #include <evtrace/tracefs.h>
 
 #include "helpers.h"
+#include "tracefs-cat.h"
 #include "filter/filter.h"
 #include "tracefs/tfs_backend.h"
 
@@ -433,23 +434,7 @@ static __attribute__((unused)) int fake_fire(struct evt_instance *in, int e, int
 /* read the whole of @path into a static buffer (NUL-terminated) */
 static __attribute__((unused)) const char *fake_cat(struct evt_instance *in, const char *path)
 {
-	static char buf[1 << 20];
-	struct evt_tracefs_file *f;
-	size_t len = 0;
-	ssize_t n;
-	int ret;
-
-	ret = evt_tracefs_open(in, path, EVT_TRACEFS_READ | EVT_TRACEFS_NONBLOCK, &f);
-	if (ret) {
-		snprintf(buf, sizeof(buf), "<error %d>", ret);
-		return buf;
-	}
-	while (len < sizeof(buf) - 1 &&
-	       (n = evt_tracefs_file_read(f, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)n;
-	evt_tracefs_close(f);
-	buf[len] = '\0';
-	return buf;
+	return t_tracefs_cat(in, path);
 }
 
 /* write @text to @path; @flags EVT_TRACEFS_TRUNC (">") or EVT_TRACEFS_APPEND (">>") */

@@ -11,6 +11,7 @@
 #include <evtrace/tracefs.h>
 
 #include "helpers.h"
+#include "tracefs-cat.h"
 
 #define GT EVT_TRACEFS_TRUNC
 #define GGT EVT_TRACEFS_APPEND
@@ -22,23 +23,7 @@
 
 static inline const char *cat(const char *path)
 {
-	static char buf[1 << 18];
-	struct evt_tracefs_file *f;
-	size_t len = 0;
-	ssize_t n;
-	int ret;
-
-	ret = evt_tracefs_open(NULL, path, EVT_TRACEFS_READ | EVT_TRACEFS_NONBLOCK, &f);
-	if (ret) {
-		snprintf(buf, sizeof(buf), "<error %d>", ret);
-		return buf;
-	}
-	while (len < sizeof(buf) - 1 &&
-	       (n = evt_tracefs_file_read(f, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)n;
-	evt_tracefs_close(f);
-	buf[len] = '\0';
-	return buf;
+	return t_tracefs_cat(NULL, path);
 }
 
 /* echo @text > @path (strlen(@text) or -errno) */
