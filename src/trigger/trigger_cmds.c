@@ -49,16 +49,10 @@ static void traceoff_fire(struct trigger_data *td)
 	st_relaxed(&td->file->inst->tracing_on, 0);
 }
 
-static int traceon_print(const struct trigger_data *td, char *buf, size_t size)
+/* "traceon" / "traceoff": the command's name is all there is to print */
+static int onoff_print(const struct trigger_data *td, char *buf, size_t size)
 {
-	(void)td;
-	return snprintf(buf, size, "traceon");
-}
-
-static int traceoff_print(const struct trigger_data *td, char *buf, size_t size)
-{
-	(void)td;
-	return snprintf(buf, size, "traceoff");
+	return snprintf(buf, size, "%s", td->cmd->name);
 }
 
 static const struct trigger_cmd traceon_cmd = {
@@ -67,7 +61,7 @@ static const struct trigger_cmd traceon_cmd = {
 	.same = onoff_same,
 	.would_fire = traceon_would,
 	.fire = traceon_fire,
-	.print = traceon_print,
+	.print = onoff_print,
 };
 
 static const struct trigger_cmd traceoff_cmd = {
@@ -76,7 +70,7 @@ static const struct trigger_cmd traceoff_cmd = {
 	.same = onoff_same,
 	.would_fire = traceoff_would,
 	.fire = traceoff_fire,
-	.print = traceoff_print,
+	.print = onoff_print,
 };
 
 /* --- enable_event, disable_event ------------------------------------------------------------ */
