@@ -138,7 +138,8 @@ static struct tmap_elt *elt_take(struct tmap *map)
 	return &map->elts[idx];
 }
 
-static struct tmap_elt *tmap_find(struct tmap *map, const void *key, const char *comm, bool insert)
+static struct tmap_elt *tmap_find(struct tmap *map, const void *key,
+				  void (*init)(struct tmap_elt *), bool insert)
 {
 	uint32_t hash = tmap_hash(key, map->key_size);
 	unsigned int mask = map->nr_slots - 1;
@@ -186,8 +187,8 @@ static struct tmap_elt *tmap_find(struct tmap *map, const void *key, const char 
 				break;
 			}
 			memcpy(elt->key, key, map->key_size);
-			if (comm)
-				memcpy(elt->comm, comm, TMAP_COMM_LEN);
+			if (init)
+				init(elt);
 			/* Release: key and comm before the element is seen (pairs with the
 			 * acquire loads of lookups and readers). */
 			st_release(&s->elt, elt);
@@ -202,9 +203,9 @@ static struct tmap_elt *tmap_find(struct tmap *map, const void *key, const char 
 	return NULL;
 }
 
-struct tmap_elt *tmap_insert(struct tmap *map, const void *key, const char *comm)
+struct tmap_elt *tmap_insert(struct tmap *map, const void *key, void (*init)(struct tmap_elt *))
 {
-	return tmap_find(map, key, comm, true);
+	return tmap_find(map, key, init, true);
 }
 
 struct tmap_elt *tmap_lookup(struct tmap *map, const void *key)

@@ -81,11 +81,12 @@ uint32_t tmap_hash(const void *key, unsigned int len);
 
 /*
  * tmap_insert - the element of @key (map->key_size bytes), made from the pool
- * if new (with @comm copied into it when not NULL). Counts a hit, or a drop
- * and returns NULL when the pool or the table is full.
- * Context: any thread, signal handlers; no lock, no allocation, no system call.
+ * if new (then @init, when not NULL, fills its comm before it is published).
+ * Counts a hit, or a drop and returns NULL when the pool or the table is full.
+ * Context: any thread, signal handlers; no lock, no allocation, no system call
+ * (but what @init does).
  */
-struct tmap_elt *tmap_insert(struct tmap *map, const void *key, const char *comm);
+struct tmap_elt *tmap_insert(struct tmap *map, const void *key, void (*init)(struct tmap_elt *));
 
 /* The element of @key if there is one (counts nothing). Context: as tmap_insert. */
 struct tmap_elt *tmap_lookup(struct tmap *map, const void *key);

@@ -46,6 +46,11 @@ static void make_key(uint64_t k, uint64_t key[2])
 	key[1] = ~k * 0x9e3779b97f4a7c15ull;
 }
 
+static void init_comm(struct tmap_elt *e)
+{
+	memcpy(e->comm, "hist-map", 9);
+}
+
 static void one_insert(struct wstat *w)
 {
 	uint64_t key[2], v;
@@ -55,7 +60,7 @@ static void one_insert(struct wstat *w)
 	w->rnd ^= w->rnd << 17;
 	make_key(w->rnd % key_space, key);
 	v = w->rnd >> 50;
-	struct tmap_elt *e = tmap_insert(map, key, "hist-map");
+	struct tmap_elt *e = tmap_insert(map, key, init_comm);
 
 	w->attempts++;
 	if (e) {
