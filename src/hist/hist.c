@@ -1222,10 +1222,65 @@ static const char *syscall_name(uint64_t nr)
 		S(set_robust_list),
 		S(rseq),
 	};
+	/* the older calls some architectures have */
+	static const struct {
+		long nr;
+		const char *name;
+	} old[] = {
+#ifdef SYS_open
+		S(open),
+#endif
+#ifdef SYS_stat
+		S(stat),
+#endif
+#ifdef SYS_lstat
+		S(lstat),
+#endif
+#ifdef SYS_poll
+		S(poll),
+#endif
+#ifdef SYS_access
+		S(access),
+#endif
+#ifdef SYS_pipe
+		S(pipe),
+#endif
+#ifdef SYS_select
+		S(select),
+#endif
+#ifdef SYS_dup2
+		S(dup2),
+#endif
+#ifdef SYS_fork
+		S(fork),
+#endif
+#ifdef SYS_vfork
+		S(vfork),
+#endif
+#ifdef SYS_rename
+		S(rename),
+#endif
+#ifdef SYS_mkdir
+		S(mkdir),
+#endif
+#ifdef SYS_unlink
+		S(unlink),
+#endif
+#ifdef SYS_readlink
+		S(readlink),
+#endif
+#ifdef SYS_epoll_wait
+		S(epoll_wait),
+#endif
+		{ -1, NULL },
+	};
 #undef S
 	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
 		if ((uint64_t)tab[i].nr == nr)
 			return tab[i].name;
+	for (size_t i = 0; old[i].name; i++)
+		if ((uint64_t)old[i].nr == nr)
+			return old[i].name;
 	return NULL;
 }
 
