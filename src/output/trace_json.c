@@ -311,7 +311,12 @@ static void tjw_field(struct tjw *w, const struct evt_tracedat_record *rec,
 	size_t off = f->offset, size = f->size, end = rec->size;
 	unsigned int es = f->elem_size ? f->elem_size : 1;
 
-	if (off + size > end || !size) {
+	/* a flexible array at the end ("char buf[]", size 0): the rest of the record */
+	if (!size && off <= end && (f->kind == EVT_FIELD_STRING || f->kind == EVT_FIELD_ARRAY))
+		size = end - off;
+	else if (!size)
+		off = end + 1;
+	if (off + size > end) {
 		tjw_str(w, "null");
 		return;
 	}
