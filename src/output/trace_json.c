@@ -373,9 +373,19 @@ static void tjw_field(struct tjw *w, const struct evt_tracedat_record *rec,
 
 /* --- threads and processes ---------------------------------------------------------- */
 
-/* An open-addressing set of ints (tids, and pids separately); key + 1 stored, 0 = empty. */
+/*
+ * An open-addressing table of ints (tids; pids) with a little per key: what was done
+ * for it, and a comm learned from a record's fields. key + 2^32 stored, 0 = empty.
+ */
+struct tj_slot {
+	long long key;
+	unsigned char seen;  /* a record of this thread was written */
+	unsigned char named; /* its name metadata was written */
+	char comm[16];	     /* learned from sched_switch & co (kernel files), "" none */
+};
+
 struct tj_set {
-	long long *slot;
+	struct tj_slot *slot;
 	size_t cap, n;
 };
 
@@ -384,22 +394,22 @@ static size_t tj_hash(long long k, size_t cap)
 	return (size_t)((unsigned long long)k * 0x9e3779b97f4a7c15ULL >> 17) & (cap - 1);
 }
 
-/* Add @key. Return: 1 added, 0 already there, -ENOMEM. */
-static int tj_set_add(struct tj_set *s, int key)
+/* The slot of @key, added (zeroed) if new. Return: it, or NULL (no memory). */
+static struct tj_slot *tj_set_get(struct tj_set *s, int key)
 {
 	long long k = (long long)key + (1LL << 32); /* never 0 */
 	size_t i;
 
 	if (2 * (s->n + 1) > s->cap) {
 		size_t ncap = s->cap ? s->cap * 2 : 256;
-		long long *ns = calloc(ncap, sizeof(*ns));
+		struct tj_slot *ns = calloc(ncap, sizeof(*ns));
 
 		if (!ns)
-			return -ENOMEM;
+			return NULL;
 		for (size_t j = 0; j < s->cap; j++) {
-			if (!s->slot[j])
+			if (!s->slot[j].key)
 				continue;
-			for (i = tj_hash(s->slot[j], ncap); ns[i]; i = (i + 1) & (ncap - 1))
+			for (i = tj_hash(s->slot[j].key, ncap); ns[i].key; i = (i + 1) & (ncap - 1))
 				;
 			ns[i] = s->slot[j];
 		}
@@ -407,12 +417,12 @@ static int tj_set_add(struct tj_set *s, int key)
 		s->slot = ns;
 		s->cap = ncap;
 	}
-	for (i = tj_hash(k, s->cap); s->slot[i]; i = (i + 1) & (s->cap - 1))
-		if (s->slot[i] == k)
-			return 0;
-	s->slot[i] = k;
+	for (i = tj_hash(k, s->cap); s->slot[i].key; i = (i + 1) & (s->cap - 1))
+		if (s->slot[i].key == k)
+			return &s->slot[i];
+	s->slot[i].key = k;
 	s->n++;
-	return 1;
+	return &s->slot[i];
 }
 
 struct tj_state {
@@ -420,8 +430,10 @@ struct tj_state {
 	const struct tjson_opts *o;
 	struct tjw *w;
 	struct tj_set tids, pids;
-	uint32_t *pair; /* --durations, per event ID: 0 not looked up, 1 none,
-				 * else stem length << 9 | stem at the end << 8 | B or E */
+	bool tgid;	/* the current record's event has common_tgid */
+	/* --durations, per event ID: 0 not looked up, 1 none, else
+	 * stem length << 9 | stem at the end << 8 | 'B' or 'E' */
+	uint32_t *pair;
 	unsigned long long events;
 	bool first;
 };
@@ -455,28 +467,95 @@ static bool tj_known_comm(const char *c)
 	return strcmp(c, "<...>") != 0;
 }
 
-/* Name the thread (and its process) before its first record. */
+/* Name thread @tid (of process @pid) @comm; when @pid == @tid, its process too. */
+static void tj_name_thread(struct tj_state *s, struct tj_slot *t, int pid, int tid,
+			   unsigned long long ts, const char *comm)
+{
+	if (pid == tid && !s->tgid) {
+		/* a kernel file: each thread is its own process, named as the thread */
+		tj_name_meta(s, "process_name", pid, pid, ts, comm);
+	}
+	tj_name_meta(s, "thread_name", pid, tid, ts, comm);
+	t->named = 1;
+}
+
+/* Before the first record of @tid: name the thread (and its process). */
 static int tj_thread(struct tj_state *s, int pid, int tid, unsigned long long ts)
 {
-	int ret = tj_set_add(&s->tids, tid);
+	struct tj_slot *t = tj_set_get(&s->tids, tid), *p;
 	const char *comm;
 
-	if (ret <= 0)
-		return ret;
-	ret = tj_set_add(&s->pids, pid);
-	if (ret < 0)
-		return ret;
-	if (ret) {
-		/* the process: its main thread's comm, else this thread's */
-		comm = evt_tracedat_comm(s->td, pid);
-		if (!tj_known_comm(comm))
-			comm = evt_tracedat_comm(s->td, tid);
-		if (tj_known_comm(comm))
-			tj_name_meta(s, "process_name", pid, pid, ts, comm);
+	if (!t)
+		return -ENOMEM;
+	if (t->seen)
+		return 0;
+	t->seen = 1;
+	if (s->tgid) {
+		p = tj_set_get(&s->pids, pid);
+		if (!p)
+			return -ENOMEM;
+		if (!p->seen) {
+			/* the process: its main thread's comm, else this thread's */
+			p->seen = 1;
+			comm = evt_tracedat_comm(s->td, pid);
+			if (!tj_known_comm(comm))
+				comm = evt_tracedat_comm(s->td, tid);
+			if (tj_known_comm(comm))
+				tj_name_meta(s, "process_name", pid, pid, ts, comm);
+		}
 	}
 	comm = evt_tracedat_comm(s->td, tid);
+	if (!tj_known_comm(comm) && t->comm[0])
+		comm = t->comm;
 	if (tj_known_comm(comm))
-		tj_name_meta(s, "thread_name", pid, tid, ts, comm);
+		tj_name_thread(s, t, pid, tid, ts, comm);
+	return 0;
+}
+
+/*
+ * Kernel files (no tgid): names the saved cmdlines lack, from the record's own
+ * (comm, pid), (prev_comm, prev_pid), (next_comm, next_pid) fields, as sched_switch
+ * and sched_wakeup have them. A thread seen already is named now, another at its
+ * first record.
+ */
+static int tj_learn_comms(struct tj_state *s, const struct evt_tracedat_record *rec)
+{
+	static const char *const pairs[][2] = { { "comm", "pid" },
+						{ "prev_comm", "prev_pid" },
+						{ "next_comm", "next_pid" } };
+	const struct evt_tracedat_event *e = rec->event;
+	const unsigned char *d = rec->data;
+
+	for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++) {
+		const struct evt_field *fc = NULL, *fp = NULL;
+		struct tj_slot *t;
+		char comm[16];
+		int pid;
+
+		for (unsigned int i = e->nr_common; i < e->nr_fields; i++) {
+			if (!strcmp(e->fields[i].name, pairs[k][0]))
+				fc = &e->fields[i];
+			else if (!strcmp(e->fields[i].name, pairs[k][1]))
+				fp = &e->fields[i];
+		}
+		if (!fc || !fp || fc->kind != EVT_FIELD_STRING || fp->kind != EVT_FIELD_INT ||
+		    fp->size != 4 || !fc->size || (size_t)fc->offset + fc->size > rec->size ||
+		    (size_t)fp->offset + 4 > rec->size)
+			continue;
+		pid = (int)rd_uint(d + fp->offset, 4);
+		memset(comm, 0, sizeof(comm));
+		memcpy(comm, d + fc->offset, fc->size < sizeof(comm) ? fc->size : sizeof(comm) - 1);
+		if (!comm[0] || tj_known_comm(evt_tracedat_comm(s->td, pid)))
+			continue;
+		t = tj_set_get(&s->tids, pid);
+		if (!t)
+			return -ENOMEM;
+		if (t->named || t->comm[0])
+			continue;
+		memcpy(t->comm, comm, sizeof(comm));
+		if (t->seen)
+			tj_name_thread(s, t, pid, pid, rec->ts, t->comm);
+	}
 	return 0;
 }
 
@@ -601,9 +680,11 @@ static int tj_record(struct tj_state *s, const struct evt_tracedat_record *rec)
 		else
 			tjw_printf(w, "%llu}}", rec->missed);
 	}
+	s->tgid = false;
 	if (e) {
 		tj_common_int(rec, "common_pid", &tid);
-		if (tj_common_int(rec, "common_tgid", &pid))
+		s->tgid = !tj_common_int(rec, "common_tgid", &pid);
+		if (!s->tgid)
 			pid = tid;
 	} else if (rec->size >= 8) {
 		/* no format: the kernel's common header (type, flags, preempt count, pid) */
@@ -612,6 +693,11 @@ static int tj_record(struct tj_state *s, const struct evt_tracedat_record *rec)
 	}
 	if (tid != -1) {
 		ret = tj_thread(s, pid, tid, rec->ts);
+		if (ret)
+			return ret;
+	}
+	if (e && !s->tgid) {
+		ret = tj_learn_comms(s, rec);
 		if (ret)
 			return ret;
 	}

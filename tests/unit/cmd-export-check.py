@@ -56,7 +56,9 @@ def records(d):
     return [e for e in d["traceEvents"] if e["ph"] != "M" and e.get("cat") != "evtrace"]
 
 
-def check_common(d):
+def check_common(d, late_names=False):
+    """late_names: a thread may be named after its first event (kernel files, names
+    learned from sched_switch's fields)."""
     seen_tids = set()
     last = None
     for e in d["traceEvents"]:
@@ -64,7 +66,7 @@ def check_common(d):
         if e["ph"] == "M":
             check(e["name"] in ("thread_name", "process_name"), "M name %r" % e["name"])
             check(isinstance(e["args"]["name"], str), "M args.name")
-            if e["name"] == "thread_name":
+            if e["name"] == "thread_name" and not late_names:
                 check(e["tid"] not in seen_tids, "thread_name after the thread's events: %r" % e)
             continue
         if e["ph"] == "i":
@@ -187,7 +189,7 @@ def mode_corrupt(d, total):
 
 
 def mode_kernel(d, nrec):
-    names = check_common(d)
+    names = check_common(d, late_names=True)
     recs = records(d)
     check(d["metadata"]["records"] == nrec and len(recs) == nrec, "records")
     check(d["metadata"]["clock"] == "local", "clock")
@@ -201,6 +203,10 @@ def mode_kernel(d, nrec):
                             "prev_state": 0, "next_comm": "clang", "next_pid": 4871,
                             "next_prio": 120}, "first args %r" % first["args"])
     check(names.get(15) == "rcu_preempt", "thread 15: %r" % names.get(15))
+    # not in the file's saved cmdlines: learned from sched_switch's prev_comm/next_comm
+    check(names.get(4906) == "man" and names.get(4848) == "clang", "learned names %r" %
+          [names.get(4906), names.get(4848)])
+    check(all(e["pid"] == e["tid"] for e in recs), "kernel files: pid = tid")
     wake = [e for e in recs if e["name"] == "sched_wakeup"][0]
     check(wake["args"] == {"comm": "memfd:sealed-91", "pid": 3635, "prio": 120,
                            "target_cpu": 0}, "sched_wakeup %r" % wake["args"])
