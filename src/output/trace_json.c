@@ -81,7 +81,7 @@ static void tjw_printf(struct tjw *w, const char *fmt, ...) __attribute__((forma
 
 static void tjw_printf(struct tjw *w, const char *fmt, ...)
 {
-	char tmp[128];
+	char tmp[256];
 	va_list ap;
 	int n;
 
