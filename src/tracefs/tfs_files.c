@@ -27,6 +27,7 @@
 #include <evtrace/ring_buffer.h>
 
 #include "core/error_log.h"
+#include "hist/hist.h"
 #include "trigger/trigger.h"
 #include "filter/filter.h"
 #include "tracefs/tfs_backend.h"
@@ -633,6 +634,7 @@ static ssize_t trigger_write(struct evt_tracefs_file *f, const char *buf, size_t
 {
 	struct tfs_state *st = state_of(f->node.inst);
 	const struct tb_event *ev = node_event(&f->node);
+	struct trigger_error terr = { .cmd = NULL };
 	struct filter_error err;
 	bool has_err = false;
 	char *cmd;
@@ -643,7 +645,13 @@ static ssize_t trigger_write(struct evt_tracefs_file *f, const char *buf, size_t
 	cmd = tfs_strdup_stripped(buf, len);
 	if (!cmd)
 		return -ENOMEM;
-	ret = *cmd ? trigger_apply(f->node.inst, tb_event_id(ev), cmd, &err, &has_err) : 0;
+	ret = *cmd ? trigger_apply(f->node.inst, tb_event_id(ev), cmd, &err, &has_err, &terr) : 0;
+	if (terr.cmd) {
+		/* a command's own error (hist), as the kernel's hist_err() */
+		if (st)
+			error_log_add(st->elog, terr.loc, terr.msg, terr.cmd, terr.pos);
+		free(terr.cmd);
+	}
 	if (has_err && st) {
 		/* as the kernel: the filter's error, with the filter as the command */
 		const char *fexpr = strstr(cmd, " if");
@@ -658,6 +666,25 @@ static ssize_t trigger_write(struct evt_tracefs_file *f, const char *buf, size_t
 	if (ret == -ENODEV)
 		ret = -EINVAL;	/* an event of another backend: no trigger commands */
 	return ret ? ret : (ssize_t)len;
+}
+
+/* the per-event `hist` file (the kernel's event_hist_fops) */
+static int hist_show(struct evt_tracefs_file *f, struct tfs_seq *s)
+{
+	const struct tb_event *ev = node_event(&f->node);
+	char *text;
+	int ret;
+
+	if (!ev)
+		return -ENODEV;
+	ret = hist_show_text(f->node.inst, tb_event_id(ev), &text);
+	if (ret == -ENODEV)
+		return 0; /* an event of another backend: no histograms */
+	if (ret)
+		return ret;
+	ret = tfs_seq_puts(s, text);
+	free(text);
+	return ret;
 }
 
 /* ---- tracing_on, trace_clock, buffer sizes ------------------------------------------------ */
@@ -856,6 +883,11 @@ static const struct tfs_ops subsys_filter_ops = {
 static const struct tfs_ops trigger_ops = {
 	.name = "trigger", .mode = TFS_MODE_RW, .show = trigger_show, .write = trigger_write,
 };
+static const struct tfs_ops hist_ops = {
+	.name = "hist",
+	.mode = TFS_MODE_RO,
+	.show = hist_show,
+};
 static const struct tfs_ops current_tracer_ops = {
 	.name = "current_tracer", .mode = TFS_MODE_RW, .show = tracers_show,
 	.write = current_tracer_write,
@@ -897,7 +929,7 @@ static const struct tfs_ops stats_ops = {
 
 /* events/<sys>/<event>/ */
 static const struct tfs_ops *const event_children[] = {
-	&enable_ops, &event_filter_ops, &format_ops, &id_ops, &trigger_ops, NULL,
+	&enable_ops, &event_filter_ops, &format_ops, &hist_ops, &id_ops, &trigger_ops, NULL,
 };
 static const struct tfs_ops event_dir_ops = {
 	.name = "<event>", .mode = TFS_MODE_DIR, .children = event_children,

@@ -96,7 +96,8 @@ int main(void)
 		     "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n");
 	T_ASSERT(!strncmp(fake_cat(top, "events/header_event"), "# compressed entry header\n", 26));
 	T_ASSERT_STR(ls(NULL, "events/sched"), "enable filter sched_switch/ sched_wakeup/ ");
-	T_ASSERT_STR(ls(NULL, "events/sched/sched_switch"), "enable filter format id trigger ");
+	T_ASSERT_STR(ls(NULL, "events/sched/sched_switch"),
+		     "enable filter format hist id trigger ");
 	T_ASSERT(!strncmp(ls(NULL, "per_cpu"), "cpu0/ ", 6));
 	T_ASSERT_STR(ls(NULL, "per_cpu/cpu0"),
 		     "buffer_size_kb stats trace trace_pipe trace_pipe_raw ");
