@@ -47,6 +47,10 @@ struct trace_event_file;
 
 /* The ID of ftrace:print (trace_marker), the kernel's TRACE_PRINT. */
 #define EVENT_ID_PRINT		5
+/* The ID of ftrace:kernel_stack (the stacktrace trigger's records), the kernel's TRACE_STACK. */
+#define EVENT_ID_KERNEL_STACK	4
+/* Its layout: common fields, int size (frames) at 12, u64 caller[size] from 16. */
+#define EVENT_STACK_CALLER_OFF	16
 /* Registered events get IDs from here up (the kernel's dynamic range starts near). */
 #define EVENT_ID_FIRST		32
 #define EVENT_ID_MAX		65535
@@ -164,6 +168,12 @@ struct evt_instance {
 	void *tracefs_priv;			/* for the tracing tree (error_log, ...) */
 };
 
+/* The buffer writers record into now (the snapshot's spare is the other one). */
+static inline struct evt_ring_buffer *instance_live_rb(struct evt_instance *inst)
+{
+	return inst->rb;
+}
+
 struct evt_instance *instance_lookup_locked(const char *name);
 int instance_foreach_locked(int (*fn)(struct evt_instance *inst, void *arg), void *arg);
 struct evt_instance *instance_top_locked(void);
@@ -197,6 +207,14 @@ void events_env_apply_locked(struct evt_event *ev);
 
 /* The writer's fork handler (events_init() installs it). */
 void writer_init(void);
+
+/*
+ * Record the calling thread's stack above the traced call site as an
+ * ftrace:kernel_stack record in @inst (the stacktrace trigger). Return: 0,
+ * -EBADF (tracing off), -ENOBUFS (no room).
+ * Context: writer (trigger fire): no lock, no allocation after events_init().
+ */
+int event_trace_stack(struct evt_instance *inst);
 
 /* The writer's thread identity (cached; reset in a fork child). */
 pid_t event_current_tid(void);

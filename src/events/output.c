@@ -14,7 +14,9 @@
  * caller's builder is formatted again on the next call (unless the builder
  * was empty: then the line is "[LINE TOO BIG]", as in the kernel).
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +203,58 @@ static void print_context(struct evt_trace_iter *it, struct evt_seq *s,
 	}
 }
 
+/*
+ * One frame of a stack record as the kernel's seq_print_ip_sym() with
+ * sym-offset: "symbol+0xoff/0xsize", " [object]" for a shared object (the
+ * kernel's module), the bare address when no symbol covers it. Symbols come
+ * from dladdr1() at print time (the dynamic symbol table: a program's own
+ * functions need -rdynamic), never in the writer.
+ */
+static void print_stack_ip(struct evt_seq *s, uint64_t ip)
+{
+	const ElfW(Sym) *sym = NULL;
+	Dl_info info;
+
+	/* A return address: the call is the byte before it (a noreturn call may
+	 * be the last instruction of its function). */
+	if (ip && dladdr1((void *)(uintptr_t)(ip - 1), &info, (void **)&sym, RTLD_DL_SYMENT) &&
+	    info.dli_sname && info.dli_saddr) {
+		const char *obj = info.dli_fname ? strrchr(info.dli_fname, '/') : NULL;
+
+		obj = obj ? obj + 1 : info.dli_fname;
+		evt_seq_printf(s, "%s+0x%llx/0x%llx", info.dli_sname,
+			       (unsigned long long)(ip - (uintptr_t)info.dli_saddr),
+			       (unsigned long long)(sym ? sym->st_size : 0));
+		if (obj && strstr(obj, ".so"))
+			evt_seq_printf(s, " [%s]", obj);
+		return;
+	}
+	evt_seq_printf(s, "0x%llx", (unsigned long long)ip);
+}
+
+/* ftrace:kernel_stack as the kernel's trace_stack_print(). */
+static void print_stack(struct evt_seq *s, const void *data, size_t len)
+{
+	int32_t nr = 0;
+
+	evt_seq_puts(s, "<stack trace>\n");
+	if (len >= EVENT_STACK_CALLER_OFF)
+		memcpy(&nr, (const char *)data + sizeof(struct evt_trace_entry), 4);
+	for (int32_t i = 0; i < nr; i++) {
+		size_t off = EVENT_STACK_CALLER_OFF + (size_t)i * 8;
+		uint64_t ip;
+
+		if (off + 8 > len)
+			break;
+		memcpy(&ip, (const char *)data + off, 8);
+		if (ip == UINT64_MAX)
+			break;
+		evt_seq_puts(s, " => ");
+		print_stack_ip(s, ip);
+		evt_seq_putc(s, '\n');
+	}
+}
+
 /* Format the record @data (@len bytes) of CPU @cpu at @ts as one line. */
 static void print_line(struct evt_trace_iter *it, struct evt_seq *s, const void *data,
 		       size_t len, int cpu, uint64_t ts)
@@ -219,6 +273,8 @@ static void print_line(struct evt_trace_iter *it, struct evt_seq *s, const void 
 	ev = event_find_id_rcu(ent->common_type);
 	if (!ev) {
 		evt_seq_printf(s, "Unknown type %u\n", ent->common_type);
+	} else if (ent->common_type == EVENT_ID_KERNEL_STACK) {
+		print_stack(s, data, len);
 	} else if (ent->common_type == EVENT_ID_PRINT) {
 		const char *text = (const char *)data + sizeof(*ent) + 8;
 		size_t max = len > sizeof(*ent) + 8 ? len - sizeof(*ent) - 8 : 0;

@@ -21,6 +21,7 @@
  * nesting depth becomes common_preempt_count (with the "hardirq" flag).
  */
 #include <errno.h>
+#include <execinfo.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -40,6 +41,13 @@ struct writer_tls {
 	pid_t tid;		/* 0: not known yet */
 	uint8_t depth;		/* writes in progress on this thread (signal nesting) */
 	uint8_t comm_saved;
+	/*
+	 * Return address into the traced program of the write whose triggers
+	 * run now (evt_trace_event_reserve/commit's caller): a stack trace
+	 * starts above it. Saved and restored around the triggers, so a signal
+	 * handler's write in between leaves it as it was.
+	 */
+	void *caller;
 };
 
 /*
@@ -68,7 +76,15 @@ static void writer_atfork_child(void)
 /* From events_init(), never from a writer: pthread_atfork() is not async-signal-safe. */
 void writer_init(void)
 {
+	void *frames[4];
+
 	pthread_atfork(NULL, NULL, writer_atfork_child);
+	/*
+	 * glibc's backtrace() loads libgcc_s's unwinder (dlopen, malloc) on its
+	 * first call: make that call here, so the stacktrace trigger's calls in
+	 * writers allocate nothing.
+	 */
+	(void)backtrace(frames, 4);
 }
 
 static __attribute__((noinline)) pid_t writer_tid_slow(void)
@@ -113,7 +129,18 @@ static __attribute__((noinline)) void writer_save_comm(pid_t tid)
 }
 
 /* The next instance of the active set that takes the record; NULL ends the write. */
-static void *trace_event_next(struct evt_trace_event_buffer *fb)
+/* Run @tl's triggers in @mask for the write called from @caller (see writer_tls.caller). */
+static __attribute__((noinline)) void writer_triggers(const struct trigger_list *tl,
+						      unsigned long mask, void *caller)
+{
+	void *saved = wtls.caller;
+
+	wtls.caller = caller;
+	trigger_post(tl, mask);
+	wtls.caller = saved;
+}
+
+static void *trace_event_next(struct evt_trace_event_buffer *fb, void *caller)
 {
 	struct event_active *set = fb->set;
 	pid_t tid = writer_tid(), tgid = writer_tgid();
@@ -130,7 +157,7 @@ static void *trace_event_next(struct evt_trace_event_buffer *fb)
 		/* Triggers without a filter run before anything, record or not (the
 		 * kernel's trace_trigger_soft_disabled()); those with one need it. */
 		if (unlikely(tl) && !tl->cond) {
-			trigger_post(tl, trigger_test(tl, NULL, 0));
+			writer_triggers(tl, trigger_test(tl, NULL, 0), caller);
 			tl = NULL;
 		}
 		if (unlikely(ld_relaxed(&file->flags) & EVT_FILE_SOFT_DISABLED))
@@ -193,7 +220,7 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 	/* The depth before anything else of the write: a signal handler nesting here
 	 * sees it (the compiler must not sink the store past the reserve). */
 	signal_fence();
-	return trace_event_next(fb);
+	return trace_event_next(fb, __builtin_return_address(0));
 }
 
 void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
@@ -217,8 +244,8 @@ void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 		evt_ring_buffer_unlock_commit(rb, fb->rbe);
 	}
 	if (unlikely(fire))
-		trigger_post(tl, fire);
-	return trace_event_next(fb);
+		writer_triggers(tl, fire, __builtin_return_address(0));
+	return trace_event_next(fb, __builtin_return_address(0));
 }
 
 /* trace_marker: an ftrace:print record, "ip" then the text (NUL-terminated). */
@@ -256,4 +283,51 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 	text[n] = '\0';
 	evt_ring_buffer_unlock_commit(inst->rb, rbe);
 	return (int)(len < max ? len : max);
+}
+
+/* --- ftrace:kernel_stack (the stacktrace trigger) ------------------------------------------ */
+
+#define STACK_DEPTH_MAX 64 /* frames taken; those above the traced call site are recorded */
+
+int event_trace_stack(struct evt_instance *inst)
+{
+	struct evt_ring_buffer_event *rbe;
+	struct evt_ring_buffer *rb;
+	void *frames[STACK_DEPTH_MAX];
+	struct evt_trace_entry *ent;
+	void *caller = wtls.caller;
+	int n, skip = 0;
+	int32_t nr;
+
+	if (!ld_relaxed(&inst->tracing_on))
+		return -EBADF;
+	/* No allocation: writer_init() made the unwinder's first call. */
+	n = backtrace(frames, STACK_DEPTH_MAX);
+	/* Start above the traced program's call into the writer (the kernel skips
+	 * its tracing frames the same way); all of it when that is not found. */
+	for (int i = 0; caller && i < n; i++) {
+		if (frames[i] == caller) {
+			skip = i + 1;
+			break;
+		}
+	}
+	nr = n - skip;
+	rb = instance_live_rb(inst);
+	rbe = evt_ring_buffer_lock_reserve(rb, EVENT_STACK_CALLER_OFF + (size_t)nr * 8);
+	if (!rbe)
+		return -ENOBUFS;
+	ent = evt_ring_buffer_event_data(rbe);
+	ent->common_type = EVENT_ID_KERNEL_STACK;
+	ent->common_flags = wtls.depth > 1 ? EVT_TRACE_FLAG_HARDIRQ : 0;
+	ent->common_preempt_count = (uint8_t)(wtls.depth ? wtls.depth - 1 : 0);
+	ent->common_pid = writer_tid();
+	ent->common_tgid = writer_tgid();
+	memcpy((char *)ent + sizeof(*ent), &nr, 4);
+	for (int i = 0; i < nr; i++) {
+		uint64_t ip = (uint64_t)(uintptr_t)frames[skip + i];
+
+		memcpy((char *)ent + EVENT_STACK_CALLER_OFF + (size_t)i * 8, &ip, 8);
+	}
+	evt_ring_buffer_unlock_commit(rb, rbe);
+	return 0;
 }

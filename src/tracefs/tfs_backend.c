@@ -270,8 +270,8 @@ static int collect_one(struct evt_event *ev, void *arg)
 	struct ev_list *l = arg;
 	const struct tb_event **p;
 
-	if (ev->id == EVENT_ID_PRINT)
-		return 0;	/* ftrace:print is not an event one enables */
+	if (ev->id < EVENT_ID_FIRST)
+		return 0; /* ftrace:print, kernel_stack are not events one enables */
 	if (l->n == l->size) {
 		l->size = l->size ? 2 * l->size : 64;
 		p = realloc(l->ev, l->size * sizeof(*p));

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * trigger/trigger_cmds.c - the trigger commands: traceon, traceoff,
- * enable_event, disable_event (events.rst 6.2). stacktrace and snapshot
- * are not here yet (docs/triggers.md).
+ * stacktrace, enable_event, disable_event (events.rst 6.2).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +10,8 @@
 #include "trigger/trigger.h"
 
 /* --- traceon, traceoff ---------------------------------------------------------------------- */
+
+static bool is_onoff_cmd(const struct trigger_cmd *cmd);
 
 static int onoff_parse(struct trigger_data *td, char *param)
 {
@@ -25,7 +26,7 @@ static int onoff_parse(struct trigger_data *td, char *param)
 /* One traceon or traceoff per event (the kernel's ETT_TRACE_ONOFF). */
 static bool onoff_same(const struct trigger_data *a, const struct trigger_data *b)
 {
-	return a->cmd->parse == onoff_parse && b->cmd->parse == onoff_parse;
+	return is_onoff_cmd(a->cmd) && is_onoff_cmd(b->cmd);
 }
 
 static bool traceon_would(const struct trigger_data *td)
@@ -70,6 +71,28 @@ static const struct trigger_cmd traceoff_cmd = {
 	.same = onoff_same,
 	.would_fire = traceoff_would,
 	.fire = traceoff_fire,
+	.print = onoff_print,
+};
+
+/* --- stacktrace ----------------------------------------------------------------------------- */
+
+/* One stacktrace per event (the kernel's ETT_STACKTRACE). */
+static bool same_cmd(const struct trigger_data *a, const struct trigger_data *b)
+{
+	return a->cmd == b->cmd;
+}
+
+/* The traced program's stack, above its call into the writer: an ftrace:kernel_stack record. */
+static void stacktrace_fire(struct trigger_data *td)
+{
+	event_trace_stack(td->file->inst);
+}
+
+static const struct trigger_cmd stacktrace_cmd = {
+	.name = "stacktrace",
+	.parse = onoff_parse,
+	.same = same_cmd,
+	.fire = stacktrace_fire,
 	.print = onoff_print,
 };
 
@@ -172,11 +195,16 @@ static const struct trigger_cmd disable_event_cmd = {
 	.print = enable_print,
 };
 
+static bool is_onoff_cmd(const struct trigger_cmd *cmd)
+{
+	return cmd == &traceon_cmd || cmd == &traceoff_cmd;
+}
+
 static bool is_enable_cmd(const struct trigger_cmd *cmd)
 {
 	return cmd == &enable_event_cmd || cmd == &disable_event_cmd;
 }
 
 const struct trigger_cmd *const trigger_cmds[] = {
-	&traceon_cmd, &traceoff_cmd, &enable_event_cmd, &disable_event_cmd, NULL,
+	&traceon_cmd, &traceoff_cmd, &stacktrace_cmd, &enable_event_cmd, &disable_event_cmd, NULL,
 };
