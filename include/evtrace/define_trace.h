@@ -246,27 +246,25 @@
 #define __assign_str(item, ...)								\
 	__evt_assign_str(__get_str(item), (const char *)__data_offsets.item##_ptr_,	\
 		       __get_dynamic_array_len(item))
-/* Inlined into each event's __evt_do_trace_<name>: the stacktrace trigger's records start at
- * the frame above it (the writer knows that call's return address, not this one's). */
-#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)                      \
-	static inline __attribute__((always_inline, unused)) void __evt_class_trace_##call( \
-		struct evt_event_def *__def, proto)                                         \
-	{                                                                                   \
-		struct evt_trace_event_buffer __fb = EVT_TRACE_EVENT_BUFFER_INIT;           \
-		struct evt_data_offsets_##call __data_offsets;                              \
-		struct evt_raw_##call *__entry;                                             \
-		uint32_t __data_size;                                                       \
-                                                                                            \
-		__data_size = __evt_get_offsets_##call(&__data_offsets, args);              \
-		for (__entry = (struct evt_raw_##call *)evt_trace_event_reserve(            \
-			     &__fb, __def, sizeof(*__entry) + __data_size);                 \
-		     __entry != NULL;                                                       \
-		     __entry = (struct evt_raw_##call *)evt_trace_event_commit(&__fb)) {    \
-			tstruct                                                             \
-			{                                                                   \
-				assign                                                      \
-			}                                                                   \
-		}                                                                           \
+/* Inlined into each event's __evt_do_trace_<name>: a stacktrace trigger's record starts
+ * above that frame (the writer knows its return address, not this one's). */
+#define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
+	static inline __attribute__((always_inline, unused)) void			\
+	__evt_class_trace_##call(struct evt_event_def *__def, proto)			\
+	{										\
+		struct evt_trace_event_buffer __fb = EVT_TRACE_EVENT_BUFFER_INIT;	\
+		struct evt_data_offsets_##call __data_offsets;				\
+		struct evt_raw_##call *__entry;						\
+		uint32_t __data_size;							\
+											\
+		__data_size = __evt_get_offsets_##call(&__data_offsets, args);		\
+		for (__entry = (struct evt_raw_##call *)evt_trace_event_reserve(	\
+			     &__fb, __def, sizeof(*__entry) + __data_size);		\
+		     __entry != NULL;							\
+		     __entry = (struct evt_raw_##call *)evt_trace_event_commit(&__fb)) {	\
+			tstruct								\
+			{ assign }							\
+		}									\
 	}
 #define DEFINE_EVENT(template, call, proto, args)					\
 	__attribute__((noinline)) void __evt_do_trace_##call(proto)			\
