@@ -168,7 +168,7 @@ static void *trace_event_next(struct evt_trace_event_buffer *fb, void *caller)
 		if (unlikely(rcu_deref(inst->pids) != NULL) &&
 		    !instance_pid_allowed_rcu(inst, tid, tgid))
 			continue;
-		rbe = evt_ring_buffer_lock_reserve(inst->rb, fb->len);
+		rbe = evt_ring_buffer_lock_reserve(instance_live_rb(inst), fb->len);
 		if (unlikely(!rbe))
 			goto scratch;
 		ent = evt_ring_buffer_event_data(rbe);
@@ -226,7 +226,8 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 {
 	struct trace_event_file *file = fb->file;
-	struct evt_ring_buffer *rb = file->inst->rb;
+	/* A snapshot may have swapped the buffers since the reservation. */
+	struct evt_ring_buffer *rb = fb->rbe ? instance_rb_of(file->inst, fb->rbe) : NULL;
 	/* Acquire: the program is complete before we run it (pairs with rcu_publish). */
 	struct filter_prog *prog = rcu_deref(file->filter);
 	struct trigger_list *tl = trigger_list_rcu(file);
@@ -252,6 +253,7 @@ void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t len)
 {
 	struct evt_ring_buffer_event *rbe;
+	struct evt_ring_buffer *rb;
 	struct evt_trace_entry *ent;
 	size_t max, n;
 	char *text;
@@ -261,11 +263,17 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 	events_init();
 	if (!ld_relaxed(&inst->tracing_on))
 		return -EBADF;		/* the kernel: "ring buffer disabled" */
-	max = evt_ring_buffer_page_size(inst->rb) - EVT_RB_PAGE_HDR_SIZE - 64;
+	/* A writer like the others: a snapshot's buffer is freed a grace period
+	 * after it stops being the live one. */
+	rcu_lock();
+	rb = instance_live_rb(inst);
+	max = evt_ring_buffer_page_size(rb) - EVT_RB_PAGE_HDR_SIZE - 64;
 	n = len < max ? len : max;
-	rbe = evt_ring_buffer_lock_reserve(inst->rb, sizeof(*ent) + 8 + n + 2);
-	if (!rbe)
+	rbe = evt_ring_buffer_lock_reserve(rb, sizeof(*ent) + 8 + n + 2);
+	if (!rbe) {
+		rcu_unlock();
 		return -EBADF;
+	}
 	ent = evt_ring_buffer_event_data(rbe);
 	ent->common_type = EVENT_ID_PRINT;
 	ent->common_flags = 0;
@@ -281,7 +289,8 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 	if (!n || text[n - 1] != '\n')
 		text[n++] = '\n';
 	text[n] = '\0';
-	evt_ring_buffer_unlock_commit(inst->rb, rbe);
+	evt_ring_buffer_unlock_commit(rb, rbe);
+	rcu_unlock();
 	return (int)(len < max ? len : max);
 }
 

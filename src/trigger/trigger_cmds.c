@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * trigger/trigger_cmds.c - the trigger commands: traceon, traceoff,
- * stacktrace, enable_event, disable_event (events.rst 6.2).
+ * snapshot, stacktrace, enable_event, disable_event (events.rst 6.2).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -93,6 +93,36 @@ static const struct trigger_cmd stacktrace_cmd = {
 	.parse = onoff_parse,
 	.same = same_cmd,
 	.fire = stacktrace_fire,
+	.print = onoff_print,
+};
+
+/* --- snapshot ------------------------------------------------------------------------------- */
+
+/* The instance's snapshot buffer is allocated when the trigger registers (the
+ * kernel's register_snapshot_trigger), and kept while it exists. */
+static int snapshot_reg(struct trigger_data *td)
+{
+	return instance_snapshot_get_locked(td->file->inst);
+}
+
+static void snapshot_unreg(struct trigger_data *td)
+{
+	instance_snapshot_put_locked(td->file->inst);
+}
+
+/* Swap the live buffer with the snapshot buffer: one CAS, writer-safe. */
+static void snapshot_fire(struct trigger_data *td)
+{
+	instance_snapshot_swap(td->file->inst);
+}
+
+static const struct trigger_cmd snapshot_cmd = {
+	.name = "snapshot",
+	.parse = onoff_parse,
+	.same = same_cmd,
+	.reg = snapshot_reg,
+	.unreg = snapshot_unreg,
+	.fire = snapshot_fire,
 	.print = onoff_print,
 };
 
@@ -206,5 +236,6 @@ static bool is_enable_cmd(const struct trigger_cmd *cmd)
 }
 
 const struct trigger_cmd *const trigger_cmds[] = {
-	&traceon_cmd, &traceoff_cmd, &stacktrace_cmd, &enable_event_cmd, &disable_event_cmd, NULL,
+	&traceon_cmd, &traceoff_cmd, &snapshot_cmd, &stacktrace_cmd, &enable_event_cmd,
+	&disable_event_cmd, NULL,
 };
