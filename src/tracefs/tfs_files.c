@@ -28,6 +28,7 @@
 
 #include "core/error_log.h"
 #include "hist/hist.h"
+#include "synth/synth.h"
 #include "trigger/trigger.h"
 #include "filter/filter.h"
 #include "tracefs/tfs_backend.h"
@@ -923,6 +924,17 @@ static const struct tfs_ops trace_pipe_raw_ops = {
 	.name = "trace_pipe_raw", .mode = TFS_MODE_RO, .open = tfs_raw_open, .read = tfs_raw_read,
 	.release = tfs_raw_release,
 };
+/* snapshot: a backend that has snapshot buffers */
+static bool has_snapshot(const struct tfs_node *dir)
+{
+	(void)dir;
+	return TB.snapshot_open != NULL;
+}
+
+static const struct tfs_ops snapshot_ops = {
+	.name = "snapshot", .mode = TFS_MODE_RW, .open = tfs_snapshot_open, .read = tfs_trace_read,
+	.write = tfs_snapshot_write, .release = tfs_trace_release, .visible = has_snapshot,
+};
 static const struct tfs_ops stats_ops = {
 	.name = "stats", .mode = TFS_MODE_RO, .show = tfs_stats_show,
 };
@@ -1153,7 +1165,8 @@ static const struct tfs_ops events_dir_ops = {
 
 /* per_cpu/cpuN/ */
 static const struct tfs_ops *const cpu_children[] = {
-	&buffer_size_ops, &stats_ops, &trace_ops, &trace_pipe_ops, &trace_pipe_raw_ops, NULL,
+	&buffer_size_ops, &snapshot_ops, &stats_ops, &trace_ops, &trace_pipe_ops,
+	&trace_pipe_raw_ops, NULL,
 };
 static const struct tfs_ops cpu_dir_ops = {
 	.name = "<cpu>", .mode = TFS_MODE_DIR, .children = cpu_children,
@@ -1257,6 +1270,72 @@ static bool top_only(const struct tfs_node *dir)
 	return tb_is_top(dir->inst);
 }
 
+/* ---- synthetic_events, dynamic_events (top only, as in the kernel) --------------------------- */
+
+static int synth_events_open(struct evt_tracefs_file *f)
+{
+	/* `>`: every synthetic event goes, or none and -EBUSY (dyn_events_release_all()) */
+	if ((f->flags & EVT_TRACEFS_TRUNC) && (f->flags & EVT_TRACEFS_WRITE))
+		return synth_release_all();
+	return 0;
+}
+
+static int synth_events_show_common(struct tfs_seq *s, bool dyn)
+{
+	char *text = NULL;
+	long n = synth_show(dyn, &text);
+	int ret;
+
+	if (n < 0)
+		return (int)n;
+	ret = tfs_seq_write(s, text, (size_t)n);
+	free(text);
+	return ret < 0 ? ret : 0;
+}
+
+static int synth_events_show(struct evt_tracefs_file *f, struct tfs_seq *s)
+{
+	(void)f;
+	return synth_events_show_common(s, false);
+}
+
+static int dynamic_events_show(struct evt_tracefs_file *f, struct tfs_seq *s)
+{
+	(void)f;
+	return synth_events_show_common(s, true);
+}
+
+static ssize_t synth_events_write(struct evt_tracefs_file *f, const char *buf, size_t len)
+{
+	(void)f;
+	return synth_parse_run(buf, len, synth_run_command);
+}
+
+static ssize_t dynamic_events_write(struct evt_tracefs_file *f, const char *buf, size_t len)
+{
+	(void)f;
+	return synth_parse_run(buf, len, dynevent_run_command);
+}
+
+static const struct tfs_ops synthetic_events_ops = {
+	.name = "synthetic_events",
+	.mode = TFS_MODE_RW,
+	.open = synth_events_open,
+	.show = synth_events_show,
+	.write = synth_events_write,
+	.max_write = 1u << 20,
+	.visible = top_only,
+};
+static const struct tfs_ops dynamic_events_ops = {
+	.name = "dynamic_events",
+	.mode = TFS_MODE_RW,
+	.open = synth_events_open,
+	.show = dynamic_events_show,
+	.write = dynamic_events_write,
+	.max_write = 1u << 20,
+	.visible = top_only,
+};
+
 static const struct tfs_ops instances_ops = {
 	.name = "instances", .mode = TFS_MODE_DIR, .lookup = instances_lookup,
 	.readdir = instances_readdir, .mkdir = instances_mkdir, .rmdir = instances_rmdir,
@@ -1268,11 +1347,27 @@ static const struct tfs_ops saved_cmdlines_top_ops = {
 };
 
 static const struct tfs_ops *const root_children[] = {
-	&available_events_ops, &available_tracers_ops, &buffer_size_ops, &buffer_total_ops,
-	&current_tracer_ops, &error_log_ops,
-	&events_dir_ops, &instances_ops, &per_cpu_ops, &saved_cmdlines_top_ops, &set_event_ops,
-	&set_event_pid_ops, &trace_ops, &trace_clock_ops, &marker_ops, &trace_pipe_ops,
-	&tracing_on_ops, NULL,
+	&available_events_ops,
+	&available_tracers_ops,
+	&buffer_size_ops,
+	&buffer_total_ops,
+	&current_tracer_ops,
+	&dynamic_events_ops,
+	&error_log_ops,
+	&events_dir_ops,
+	&instances_ops,
+	&per_cpu_ops,
+	&saved_cmdlines_top_ops,
+	&set_event_ops,
+	&set_event_pid_ops,
+	&snapshot_ops,
+	&synthetic_events_ops,
+	&trace_ops,
+	&trace_clock_ops,
+	&marker_ops,
+	&trace_pipe_ops,
+	&tracing_on_ops,
+	NULL,
 };
 
 const struct tfs_ops tfs_root_ops = {
