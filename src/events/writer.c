@@ -238,7 +238,7 @@ void *event_file_trace_reserve(struct evt_trace_event_buffer *fb, struct trace_e
 	wtls.depth++;
 	/* As in evt_trace_event_reserve(): the depth before the reserve. */
 	signal_fence();
-	return trace_event_next(fb);
+	return trace_event_next(fb, __builtin_return_address(0));
 }
 
 bool event_trace_nest_start(void)
