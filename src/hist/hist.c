@@ -947,6 +947,16 @@ static bool hist_same(const struct trigger_data *existing, const struct trigger_
 	return hist_match(cmd, existing, hd->name ? find_named(hd->name) : NULL, false);
 }
 
+/* Hits are the sum of the hitcounts (vals[0], kept even with nohitcount): no counter. */
+static struct tmap *map_new(const struct hist_data *hd)
+{
+	struct tmap *map = tmap_create(hd->bits, hd->key_size, hd->n_vals, 0);
+
+	if (map)
+		tmap_no_hits(map);
+	return map;
+}
+
 static void map_free(void *p)
 {
 	tmap_destroy(p);
@@ -955,7 +965,7 @@ static void map_free(void *p)
 /* A new, empty map in place of the old one, freed after a grace period. */
 static int hist_clear(struct hist_data *hd)
 {
-	struct tmap *map = tmap_create(hd->bits, hd->key_size, hd->n_vals, 0), *old = hd->map;
+	struct tmap *map = map_new(hd), *old = hd->map;
 
 	if (!map)
 		return -ENOMEM;
@@ -1026,7 +1036,7 @@ static int hist_reg(struct trigger_data *td)
 		hist_data_free(hd);
 		return 0;
 	}
-	hd->map = tmap_create(hd->bits, hd->key_size, hd->n_vals, 0);
+	hd->map = map_new(hd);
 	if (!hd->map)
 		return -ENOMEM;
 	ht->paused = hd->pause;
@@ -1409,6 +1419,7 @@ static void hist_table(struct text *t, const struct trigger_data *td, unsigned i
 		unsigned int n, cap;
 	} c = { NULL, 0, 0 };
 	struct sort_ctx sc = { hd, 0 };
+	uint64_t hits = 0;
 
 	if (n > 0)
 		text_add(t, "\n\n");
@@ -1437,6 +1448,8 @@ static void hist_table(struct text *t, const struct trigger_data *td, unsigned i
 					st[j].max = v;
 			}
 		}
+		for (unsigned int i = 0; i < c.n; i++)
+			hits += tmap_read_sum(c.v[i], 0);
 		for (unsigned int i = 0; i < c.n; i++) {
 			print_key(t, hd, c.v[i]);
 			if (!hd->nohitcount)
@@ -1450,8 +1463,7 @@ static void hist_table(struct text *t, const struct trigger_data *td, unsigned i
 		free(c.v);
 	}
 	text_add(t, "\nTotals:\n    Hits: %llu\n    Entries: %u\n    Dropped: %llu\n",
-		 (unsigned long long)(map ? tmap_hits(map) : 0), c.n,
-		 (unsigned long long)(map ? tmap_drops(map) : 0));
+		 (unsigned long long)hits, c.n, (unsigned long long)(map ? tmap_drops(map) : 0));
 }
 
 int hist_show_text(struct evt_instance *inst, unsigned int event_id, char **textp)

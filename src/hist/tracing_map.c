@@ -64,6 +64,7 @@ struct tmap *tmap_create(unsigned int bits, unsigned int key_size, unsigned int 
 	map->key_size = key_size;
 	map->n_sums = n_sums;
 	map->n_vars = n_vars;
+	map->count_hits = true;
 	per = key_size + 8 * (size_t)(n_sums + n_vars);
 	total = per * map->max_elts;
 	map->slots = calloc(map->nr_slots, sizeof(*map->slots));
@@ -138,6 +139,17 @@ static struct tmap_elt *elt_take(struct tmap *map)
 	return &map->elts[idx];
 }
 
+static inline bool keys_equal(const void *a, const void *b, unsigned int len)
+{
+	uint64_t x, y;
+
+	if (len != 8)
+		return !memcmp(a, b, len);
+	memcpy(&x, a, 8); /* the common case: one numeric key, one compare */
+	memcpy(&y, b, 8);
+	return x == y;
+}
+
 static struct tmap_elt *tmap_find(struct tmap *map, const void *key,
 				  void (*init)(struct tmap_elt *), bool insert)
 {
@@ -156,8 +168,8 @@ static struct tmap_elt *tmap_find(struct tmap *map, const void *key,
 			 * release store below). */
 			struct tmap_elt *elt = ld_acquire(&s->elt);
 
-			if (elt && !memcmp(elt->key, key, map->key_size)) {
-				if (insert)
+			if (elt && keys_equal(elt->key, key, map->key_size)) {
+				if (insert && map->count_hits)
 					add_relaxed(&map->hits, 1); /* relaxed: a statistic */
 				return elt;
 			}
@@ -192,7 +204,8 @@ static struct tmap_elt *tmap_find(struct tmap *map, const void *key,
 			/* Release: key and comm before the element is seen (pairs with the
 			 * acquire loads of lookups and readers). */
 			st_release(&s->elt, elt);
-			add_relaxed(&map->hits, 1); /* relaxed: a statistic */
+			if (map->count_hits)
+				add_relaxed(&map->hits, 1); /* relaxed: a statistic */
 			return elt;
 		}
 		idx = (idx + 1) & mask;

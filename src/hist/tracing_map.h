@@ -60,6 +60,7 @@ struct tmap {
 	unsigned int n_vars;
 	uint32_t next_elt; /* atomic: elements handed out of the pool */
 	uint64_t hits;	   /* atomic: inserts that found or made their element */
+	bool count_hits;   /* keep hits (else the user derives them: hist sums hitcounts) */
 	uint64_t drops;	   /* atomic: inserts that did not (pool or table full) */
 	struct tmap_slot *slots;
 	struct tmap_elt *elts;
@@ -121,6 +122,12 @@ static inline uint64_t tmap_read_var(const struct tmap_elt *elt, unsigned int i)
  * Context: a reader; writers may be inserting: new elements may or may not be seen.
  */
 int tmap_for_each(struct tmap *map, int (*fn)(struct tmap_elt *elt, void *arg), void *arg);
+
+/* Stop counting hits (one atomic add less per insert): the caller knows them. */
+static inline void tmap_no_hits(struct tmap *map)
+{
+	map->count_hits = false;
+}
 
 static inline uint64_t tmap_hits(const struct tmap *map)
 {
