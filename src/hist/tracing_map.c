@@ -45,14 +45,14 @@
 #include "hist/tracing_map.h"
 
 struct tmap *tmap_create(unsigned int bits, unsigned int key_size, unsigned int n_sums,
-			 unsigned int n_vars)
+			 unsigned int n_vars, unsigned int str_size)
 {
 	size_t per, total;
 	struct tmap *map;
 	unsigned char *p;
 
 	if (bits < TMAP_BITS_MIN || bits > TMAP_BITS_MAX || !key_size || key_size > 4096 ||
-	    n_sums > TMAP_VALS_MAX || n_vars > TMAP_VARS_MAX)
+	    n_sums > TMAP_VALS_MAX || n_vars > 2 * TMAP_VARS_MAX || str_size > 65536)
 		return NULL;
 	key_size = (key_size + 7) & ~7u;
 	map = calloc(1, sizeof(*map));
@@ -65,7 +65,8 @@ struct tmap *tmap_create(unsigned int bits, unsigned int key_size, unsigned int 
 	map->n_sums = n_sums;
 	map->n_vars = n_vars;
 	map->count_hits = true;
-	per = key_size + 8 * (size_t)(n_sums + n_vars);
+	str_size = (str_size + 7) & ~7u;
+	per = key_size + 8 * (size_t)(n_sums + 2 * n_vars) + str_size; /* vars: values, flags */
 	total = per * map->max_elts;
 	map->slots = calloc(map->nr_slots, sizeof(*map->slots));
 	map->elts = calloc(map->max_elts, sizeof(*map->elts));
@@ -80,7 +81,8 @@ struct tmap *tmap_create(unsigned int bits, unsigned int key_size, unsigned int 
 
 		e->sums = (uint64_t *)(void *)p;
 		e->vars = e->sums + n_sums;
-		e->key = e->vars + n_vars;
+		e->key = e->vars + 2 * n_vars;
+		e->str = str_size ? (char *)e->key + key_size : NULL;
 		p += per;
 	}
 	return map;

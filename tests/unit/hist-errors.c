@@ -67,7 +67,10 @@ int main(void)
 	check("hist:keys=call_site,ptr,bytes_req,bytes_alloc", EINVAL, "");
 	check("hist:keys=call_site:vals=bytes_req,bytes_alloc,gfp_flags", EINVAL, "");
 	check("hist:keys=call_site:foo", EINVAL, "");
-	check("hist:keys=call_site:onmax($x).save(ptr)", EINVAL, "");
+	check("hist:keys=call_site:onmax($x).save(ptr)", EINVAL,
+	      LOC "Couldn't find onmax or onchange variable\n"
+		  "  Command: hist:keys=call_site:onmax($x).save(ptr)\n"
+		  "                                   ^\n");
 
 	check("hist:keys=", EINVAL,
 	      LOC "Empty assignment\n"
