@@ -903,7 +903,7 @@ static int var_index(const struct hist_data *hd, const char *name)
  * *@idx is the variable's slot. NULL with an error logged.
  */
 static struct hist_data *find_var(struct trigger_data *td, struct hist_data *hd, const char *name,
-				  unsigned int *idx)
+				  unsigned int *idx, bool log)
 {
 	struct evt_instance *inst = td->file->inst;
 	struct hist_data *found = NULL;
@@ -937,7 +937,7 @@ static struct hist_data *find_var(struct trigger_data *td, struct hist_data *hd,
 			*idx = (unsigned int)i;
 		}
 	}
-	if (!found)
+	if (!found && log)
 		trigger_err(td, "Couldn't find variable", errpos(td, name));
 	return found;
 }
@@ -1011,7 +1011,7 @@ static int parse_atom(struct trigger_data *td, struct hist_data *hd, struct hist
 			free(copy);
 			return ret;
 		}
-		owner = find_var(td, hd, str + 1, &idx);
+		owner = find_var(td, hd, str + 1, &idx, true);
 		if (!owner)
 			return -EINVAL;
 		if (owner->key_size != hd->key_size && hd->key_size) {
@@ -1480,7 +1480,7 @@ static int action_param(struct trigger_data *td, struct hist_data *hd, struct hi
 			r = add_ref(hd, NULL, (unsigned int)i, param + 1, false);
 			f->type = hd->vars[i].type;
 		} else {
-			owner = find_var(td, hd, param + 1, &idx);
+			owner = find_var(td, hd, param + 1, &idx, false);
 			if (!owner) {
 				trigger_err(td, "Couldn't find param", errpos(td, param + 1));
 				return -EINVAL;
@@ -2129,29 +2129,41 @@ struct sort_ctx {
 	unsigned int key_size;
 };
 
+/* An entry as the file shows it: its sums read once (writers keep adding). */
+struct hent {
+	struct tmap_elt *elt;
+	uint64_t sums[TMAP_VALS_MAX];
+};
+
+struct hcollect {
+	struct hent *v;
+	unsigned int n, cap, n_sums;
+};
+
 static int collect(struct tmap_elt *elt, void *arg)
 {
-	struct {
-		struct tmap_elt **v;
-		unsigned int n, cap;
-	} *c = arg;
+	struct hcollect *c = arg;
 
-	if (c->n < c->cap)
-		c->v[c->n++] = elt;
+	if (c->n < c->cap) {
+		c->v[c->n].elt = elt;
+		for (unsigned int i = 0; i < c->n_sums; i++)
+			c->v[c->n].sums[i] = tmap_read_sum(elt, i);
+		c->n++;
+	}
 	return 0;
 }
 
-static int cmp_one(const struct hist_data *hd, unsigned int idx, const struct tmap_elt *a,
-		   const struct tmap_elt *b)
+static int cmp_one(const struct hist_data *hd, unsigned int idx, const struct hent *a,
+		   const struct hent *b)
 {
 	if (idx < hd->n_vals) {
-		uint64_t x = tmap_read_sum(a, idx), y = tmap_read_sum(b, idx);
+		uint64_t x = a->sums[idx], y = b->sums[idx];
 
 		return x < y ? -1 : x > y;
 	}
 	const struct hist_field *f = &hd->keys[idx - hd->n_vals];
-	const unsigned char *ka = (const unsigned char *)a->key + f->key_off;
-	const unsigned char *kb = (const unsigned char *)b->key + f->key_off;
+	const unsigned char *ka = (const unsigned char *)a->elt->key + f->key_off;
+	const unsigned char *kb = (const unsigned char *)b->elt->key + f->key_off;
 
 	if (f->flags & HF_STRING)
 		return strncmp((const char *)ka, (const char *)kb, f->key_size);
@@ -2167,8 +2179,7 @@ static int cmp_one(const struct hist_data *hd, unsigned int idx, const struct tm
 static int cmp_entries(const void *pa, const void *pb, void *arg)
 {
 	const struct sort_ctx *c = arg;
-	const struct tmap_elt *a = *(struct tmap_elt *const *)pa,
-			      *b = *(struct tmap_elt *const *)pb;
+	const struct hent *a = pa, *b = pb;
 	int r;
 
 	for (unsigned int i = 0; i < c->hd->n_sort; i++) {
@@ -2177,7 +2188,7 @@ static int cmp_entries(const void *pa, const void *pb, void *arg)
 			return c->hd->sort[i].desc ? -r : r;
 	}
 	/* ties: by the key's bytes (the kernel's order among ties is its sort's) */
-	return memcmp(a->key, b->key, c->key_size);
+	return memcmp(a->elt->key, b->elt->key, c->key_size);
 }
 
 /* the syscall names .syscall shows (those of <sys/syscall.h> we know) */
@@ -2415,9 +2426,9 @@ struct val_stat {
 };
 
 static void print_val(struct text *t, const struct hist_field *f, unsigned int idx,
-		      const struct val_stat *st, const struct tmap_elt *elt)
+		      const struct val_stat *st, const struct hent *e)
 {
-	uint64_t v = tmap_read_sum(elt, idx);
+	uint64_t v = e->sums[idx];
 
 	if (f->flags & HF_PERCENT) {
 		unsigned int pc = percentage(v, st[idx].total);
@@ -2486,10 +2497,7 @@ static void hist_table(struct text *t, const struct trigger_data *td, unsigned i
 	const struct hist_data *hd = ((const struct hist_trigger *)td->priv)->hd;
 	struct tmap *map = hd->map;
 	struct val_stat st[TMAP_VALS_MAX];
-	struct {
-		struct tmap_elt **v;
-		unsigned int n, cap;
-	} c = { NULL, 0, 0 };
+	struct hcollect c = { NULL, 0, 0, hd->n_vals };
 	struct sort_ctx sc = { hd, 0 };
 	uint64_t hits = 0;
 
@@ -2513,7 +2521,7 @@ static void hist_table(struct text *t, const struct trigger_data *td, unsigned i
 			if (!(hd->vals[j].flags & (HF_PERCENT | HF_GRAPH)))
 				continue;
 			for (unsigned int i = 0; i < c.n; i++) {
-				uint64_t v = tmap_read_sum(c.v[i], j);
+				uint64_t v = c.v[i].sums[j];
 
 				st[j].total += v;
 				if (st[j].max < v)
@@ -2521,18 +2529,18 @@ static void hist_table(struct text *t, const struct trigger_data *td, unsigned i
 			}
 		}
 		for (unsigned int i = 0; i < c.n; i++)
-			hits += tmap_read_sum(c.v[i], 0);
+			hits += c.v[i].sums[0];
 		for (unsigned int i = 0; i < c.n; i++) {
-			print_key(t, hd, c.v[i]);
+			print_key(t, hd, c.v[i].elt);
 			if (!hd->nohitcount)
-				print_val(t, &hd->vals[0], 0, st, c.v[i]);
+				print_val(t, &hd->vals[0], 0, st, &c.v[i]);
 			for (unsigned int j = 1; j < hd->n_vals; j++) {
 				if (hd->vals[j].src == SRC_EXPR)
 					continue; /* as the kernel: expressions are not shown */
 				text_add(t, " ");
-				print_val(t, &hd->vals[j], j, st, c.v[i]);
+				print_val(t, &hd->vals[j], j, st, &c.v[i]);
 			}
-			print_actions(t, hd, map, c.v[i]);
+			print_actions(t, hd, map, c.v[i].elt);
 			text_add(t, "\n");
 		}
 		free(c.v);
