@@ -26,7 +26,7 @@
 #define N_EXACT 50000
 
 static int nr_writers = 4;
-static volatile int stop, exact_phase;
+static volatile int stop;
 static pthread_barrier_t go;
 static unsigned long long fired;
 
