@@ -924,6 +924,17 @@ static const struct tfs_ops trace_pipe_raw_ops = {
 	.name = "trace_pipe_raw", .mode = TFS_MODE_RO, .open = tfs_raw_open, .read = tfs_raw_read,
 	.release = tfs_raw_release,
 };
+/* snapshot: a backend that has snapshot buffers */
+static bool has_snapshot(const struct tfs_node *dir)
+{
+	(void)dir;
+	return TB.snapshot_open != NULL;
+}
+
+static const struct tfs_ops snapshot_ops = {
+	.name = "snapshot", .mode = TFS_MODE_RW, .open = tfs_snapshot_open, .read = tfs_trace_read,
+	.write = tfs_snapshot_write, .release = tfs_trace_release, .visible = has_snapshot,
+};
 static const struct tfs_ops stats_ops = {
 	.name = "stats", .mode = TFS_MODE_RO, .show = tfs_stats_show,
 };
@@ -1154,7 +1165,8 @@ static const struct tfs_ops events_dir_ops = {
 
 /* per_cpu/cpuN/ */
 static const struct tfs_ops *const cpu_children[] = {
-	&buffer_size_ops, &stats_ops, &trace_ops, &trace_pipe_ops, &trace_pipe_raw_ops, NULL,
+	&buffer_size_ops, &snapshot_ops, &stats_ops, &trace_ops, &trace_pipe_ops,
+	&trace_pipe_raw_ops, NULL,
 };
 static const struct tfs_ops cpu_dir_ops = {
 	.name = "<cpu>", .mode = TFS_MODE_DIR, .children = cpu_children,
@@ -1348,6 +1360,7 @@ static const struct tfs_ops *const root_children[] = {
 	&saved_cmdlines_top_ops,
 	&set_event_ops,
 	&set_event_pid_ops,
+	&snapshot_ops,
 	&synthetic_events_ops,
 	&trace_ops,
 	&trace_clock_ops,

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * trigger/trigger_cmds.c - the trigger commands: traceon, traceoff,
- * enable_event, disable_event (events.rst 6.2), enable_hist, disable_hist
- * (histogram.rst 2); hist itself is in hist/hist.c. stacktrace and
- * snapshot are not here yet (docs/triggers.md).
+ * snapshot, stacktrace, enable_event, disable_event (events.rst 6.2),
+ * enable_hist, disable_hist (histogram.rst 2); hist itself is in hist/hist.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +12,8 @@
 #include "trigger/trigger.h"
 
 /* --- traceon, traceoff ---------------------------------------------------------------------- */
+
+static bool is_onoff_cmd(const struct trigger_cmd *cmd);
 
 static int onoff_parse(struct trigger_data *td, char *param)
 {
@@ -27,7 +28,7 @@ static int onoff_parse(struct trigger_data *td, char *param)
 /* One traceon or traceoff per event (the kernel's ETT_TRACE_ONOFF). */
 static bool onoff_same(const struct trigger_data *a, const struct trigger_data *b)
 {
-	return a->cmd->parse == onoff_parse && b->cmd->parse == onoff_parse;
+	return is_onoff_cmd(a->cmd) && is_onoff_cmd(b->cmd);
 }
 
 static bool traceon_would(const struct trigger_data *td)
@@ -72,6 +73,58 @@ static const struct trigger_cmd traceoff_cmd = {
 	.same = onoff_same,
 	.would_fire = traceoff_would,
 	.fire = traceoff_fire,
+	.print = onoff_print,
+};
+
+/* --- stacktrace ----------------------------------------------------------------------------- */
+
+/* One stacktrace per event (the kernel's ETT_STACKTRACE). */
+static bool same_cmd(const struct trigger_data *a, const struct trigger_data *b)
+{
+	return a->cmd == b->cmd;
+}
+
+/* The traced program's stack, above its call into the writer: an ftrace:kernel_stack record. */
+static void stacktrace_fire(struct trigger_data *td)
+{
+	event_trace_stack(td->file->inst);
+}
+
+static const struct trigger_cmd stacktrace_cmd = {
+	.name = "stacktrace",
+	.parse = onoff_parse,
+	.same = same_cmd,
+	.fire = stacktrace_fire,
+	.print = onoff_print,
+};
+
+/* --- snapshot ------------------------------------------------------------------------------- */
+
+/* The instance's snapshot buffer is allocated when the trigger registers (the
+ * kernel's register_snapshot_trigger), and kept while it exists. */
+static int snapshot_reg(struct trigger_data *td)
+{
+	return instance_snapshot_get_locked(td->file->inst);
+}
+
+static void snapshot_unreg(struct trigger_data *td)
+{
+	instance_snapshot_put_locked(td->file->inst);
+}
+
+/* Swap the live buffer with the snapshot buffer: one CAS, writer-safe. */
+static void snapshot_fire(struct trigger_data *td)
+{
+	instance_snapshot_swap(td->file->inst);
+}
+
+static const struct trigger_cmd snapshot_cmd = {
+	.name = "snapshot",
+	.parse = onoff_parse,
+	.same = same_cmd,
+	.reg = snapshot_reg,
+	.unreg = snapshot_unreg,
+	.fire = snapshot_fire,
 	.print = onoff_print,
 };
 
@@ -174,6 +227,11 @@ static const struct trigger_cmd disable_event_cmd = {
 	.print = enable_print,
 };
 
+static bool is_onoff_cmd(const struct trigger_cmd *cmd)
+{
+	return cmd == &traceon_cmd || cmd == &traceoff_cmd;
+}
+
 static bool is_enable_cmd(const struct trigger_cmd *cmd)
 {
 	return cmd == &enable_event_cmd || cmd == &disable_event_cmd;
@@ -233,6 +291,6 @@ const struct trigger_cmd disable_hist_cmd = {
 
 /* The kernel's registration order (the "# Available triggers" line). */
 const struct trigger_cmd *const trigger_cmds[] = {
-	&traceon_cmd,	  &traceoff_cmd,     &enable_event_cmd, &disable_event_cmd,
-	&enable_hist_cmd, &disable_hist_cmd, &hist_cmd,		NULL,
+	&traceon_cmd,	    &traceoff_cmd,    &snapshot_cmd,	 &stacktrace_cmd, &enable_event_cmd,
+	&disable_event_cmd, &enable_hist_cmd, &disable_hist_cmd, &hist_cmd,	  NULL,
 };

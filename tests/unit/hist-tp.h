@@ -53,7 +53,8 @@ TRACE_EVENT(process_fork,
 		__field(int, child_pid)
 	),
 	TP_fast_assign(
-		strncpy(__entry->child_comm, comm, 16);
+		memset(__entry->child_comm, 0, 16);
+		memcpy(__entry->child_comm, comm, strnlen(comm, 15));
 		__entry->child_pid = pid;
 	),
 	TP_printk("comm=%s pid=%d", __entry->child_comm, __entry->child_pid)
