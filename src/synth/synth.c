@@ -565,7 +565,9 @@ static int create_synth_event_locked(const struct synth_cmd *c, const char *name
 		goto err;
 	}
 	ev = se->def.event;
-	ev->print = synth_print_record;
+	/* A zombie brought back has it already, and its old records may be printing now. */
+	if (ev->print != synth_print_record)
+		ev->print = synth_print_record;
 	free(copy);
 	return 0;
 err:
