@@ -272,8 +272,14 @@ void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 
 	/* Filtered triggers test the record before it is committed, run after
 	 * (the kernel's event_triggers_call() and event_triggers_post_call()). */
-	if (unlikely(tl) && tl->cond)
+	if (unlikely(tl) && tl->cond) {
+		/* hist triggers run in trigger_test: their stack keys start above the caller */
+		void *saved = wtls.caller;
+
+		wtls.caller = __builtin_return_address(0);
 		fire = trigger_test(tl, fb->entry, fb->len);
+		wtls.caller = saved;
+	}
 	if (unlikely(!fb->rbe)) {
 		/* the scratch record: nothing to commit */
 	} else if (prog && !filter_match(prog, fb->entry, fb->len)) {
@@ -335,28 +341,50 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 
 #define STACK_DEPTH_MAX 64 /* frames taken; those above the traced call site are recorded */
 
+/* The frames above the traced call site in frames[*skip..n); returns n. */
+static int stack_above_caller(void **frames, int max, int *skip)
+{
+	void *caller = wtls.caller;
+	int n;
+
+	*skip = 0;
+	/* No allocation: writer_init() made the unwinder's first call. */
+	n = backtrace(frames, max);
+	/* Start above the traced program's call into the writer (the kernel skips
+	 * its tracing frames the same way); all of it when that is not found. */
+	for (int i = 0; caller && i < n; i++) {
+		if (frames[i] == caller) {
+			*skip = i + 1;
+			break;
+		}
+	}
+	return n;
+}
+
+int event_stack_frames(uint64_t *ips, int max)
+{
+	void *frames[STACK_DEPTH_MAX];
+	int n, skip, nr;
+
+	n = stack_above_caller(frames, STACK_DEPTH_MAX, &skip);
+	nr = n - skip < max ? n - skip : max;
+	for (int i = 0; i < nr; i++)
+		ips[i] = (uint64_t)(uintptr_t)frames[skip + i];
+	return nr;
+}
+
 int event_trace_stack(struct evt_instance *inst)
 {
 	struct evt_ring_buffer_event *rbe;
 	struct evt_ring_buffer *rb;
 	void *frames[STACK_DEPTH_MAX];
 	struct evt_trace_entry *ent;
-	void *caller = wtls.caller;
-	int n, skip = 0;
+	int n, skip;
 	int32_t nr;
 
 	if (!ld_relaxed(&inst->tracing_on))
 		return -EBADF;
-	/* No allocation: writer_init() made the unwinder's first call. */
-	n = backtrace(frames, STACK_DEPTH_MAX);
-	/* Start above the traced program's call into the writer (the kernel skips
-	 * its tracing frames the same way); all of it when that is not found. */
-	for (int i = 0; caller && i < n; i++) {
-		if (frames[i] == caller) {
-			skip = i + 1;
-			break;
-		}
-	}
+	n = stack_above_caller(frames, STACK_DEPTH_MAX, &skip);
 	nr = n - skip;
 	rb = instance_live_rb(inst);
 	rbe = evt_ring_buffer_lock_reserve(rb, EVENT_STACK_CALLER_OFF + (size_t)nr * 8);

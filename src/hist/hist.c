@@ -31,6 +31,7 @@
 #include "compat/compiler.h"
 #include "compat/cpu.h"
 #include "compat/urcu.h"
+#include "events/event_internal.h"
 #include "hist/hist.h"
 #include "hist/tracing_map.h"
 #include "synth/synth.h"
@@ -68,6 +69,7 @@ enum hf_src {
 	SRC_CONST, /* a numeric literal */
 	SRC_EXPR,  /* lhs op rhs, or -(lhs) */
 	SRC_REF,   /* a variable's value, resolved before the hit ($name) */
+	SRC_STACK, /* the stack above the traced call (a key of 16 addresses) */
 };
 
 enum {
@@ -82,6 +84,7 @@ enum {
 #define HIST_ACTIONS_MAX 8   /* the kernel's */
 #define HIST_SUBEXPR_MAX 3   /* "Too many subexpressions (3 max)" */
 #define HIST_SAVE_STR	 256 /* STR_VAR_LEN_MAX: a string save()d by onmax/onchange */
+#define HIST_STACK_DEPTH 16  /* HIST_STACKTRACE_DEPTH */
 
 struct hist_field {
 	unsigned int flags;
@@ -435,6 +438,11 @@ static void hist_fire_rec(struct trigger_data *td, const void *recv, size_t len)
 
 			if (f->flags & HF_STRING) {
 				string_copy(f, (char *)pad + f->key_off, f->key_size, rec, len);
+			} else if (f->src == SRC_STACK) {
+				uint64_t ips[HIST_STACK_DEPTH];
+				int n = event_stack_frames(ips, HIST_STACK_DEPTH);
+
+				memcpy(pad + f->key_off, ips, (size_t)n * 8);
 			} else {
 				k1 = field_value(hd, f, rec, len, NULL);
 				memcpy(pad + f->key_off, &k1, 8);
@@ -1652,8 +1660,22 @@ static int create_keys(struct trigger_data *td, struct hist_data *hd, char *str)
 		one = strsep(&fs, ",");
 		if (!one)
 			break;
-		if (!strcmp(one, "stacktrace") || !strcmp(one, "common_stacktrace"))
-			return -EINVAL; /* no stack trace keys (docs/hist.md) */
+		if (!strcmp(one, "stacktrace") || !strcmp(one, "common_stacktrace")) {
+			/* the traced program's stack (backtrace() above the call site) */
+			memset(f, 0, sizeof(*f));
+			f->flags = HF_KEY | HF_STACKTRACE;
+			f->src = SRC_STACK;
+			f->name = "common_stacktrace";
+			f->type = "unsigned long[]";
+			f->key_off = off;
+			f->key_size = HIST_STACK_DEPTH * 8;
+			off += f->key_size;
+			if (off > HIST_KEY_MAX)
+				return -EINVAL;
+			hd->n_keys++;
+			hd->compound = true;
+			continue;
+		}
 		ret = parse_field(td, hd, f, one, true);
 		if (ret)
 			return ret;
@@ -2401,6 +2423,8 @@ static void symbol_of(uint64_t addr, bool offset, char *buf, size_t size)
 /* the kernel's hist_trigger_print_key() */
 static void print_key(struct text *t, const struct hist_data *hd, const struct tmap_elt *elt)
 {
+	bool multiline = false;
+
 	text_add(t, "{ ");
 	for (unsigned int i = 0; i < hd->n_keys; i++) {
 		const struct hist_field *f = &hd->keys[i];
@@ -2412,7 +2436,20 @@ static void print_key(struct text *t, const struct hist_data *hd, const struct t
 			memcpy(&v, k, 8);
 		if (i)
 			text_add(t, ", ");
-		if (f->flags & HF_HEX) {
+		if (f->flags & HF_STACKTRACE) {
+			/* the kernel's hist_trigger_stacktrace_print(): %pS, 9 columns in */
+			text_add(t, "common_stacktrace:\n");
+			for (unsigned int j = 0; j < HIST_STACK_DEPTH; j++) {
+				uint64_t ip;
+
+				memcpy(&ip, k + j * 8, 8);
+				if (!ip)
+					break;
+				symbol_of(ip, true, sym, sizeof(sym));
+				text_add(t, "%*c%s\n", 9, ' ', sym);
+			}
+			multiline = true;
+		} else if (f->flags & HF_HEX) {
 			text_add(t, "%s: %llx", f->name, v);
 		} else if (f->flags & (HF_SYM | HF_SYM_OFFSET)) {
 			symbol_of(v, f->flags & HF_SYM_OFFSET, sym, sizeof(sym));
@@ -2438,7 +2475,7 @@ static void print_key(struct text *t, const struct hist_data *hd, const struct t
 			text_add(t, "%s: %10llu", f->name, v);
 		}
 	}
-	text_add(t, " }");
+	text_add(t, multiline ? "}" : " }");
 }
 
 /* 100 times the percentage of @val in @total (the kernel's __get_percentage) */
