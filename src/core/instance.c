@@ -548,8 +548,7 @@ int instance_snapshot_swap(struct evt_instance *inst)
 	 * complete before writers reserve in it). A failed CAS means another
 	 * snapshot swapped first: that one is the snapshot (two at once make one).
 	 */
-	__atomic_compare_exchange_n(&inst->rb, &live, spare, false, __ATOMIC_RELEASE,
-				    __ATOMIC_RELAXED);
+	cas_release(&inst->rb, &live, spare);
 	return 0;
 }
 
