@@ -315,7 +315,7 @@ static char *kernel_answers(char *why, size_t size)
 	static const char *const args[3] = { "a=%di:s64 b=%si:s64", "c=%di:s64", "d=%di:s64" };
 	void *const fns[3] = { (void *)diff_a, (void *)diff_b, (void *)diff_c };
 	char file[768], cmd[1200];
-	unsigned long off;
+	unsigned long off = 0;
 	char *out;
 
 	if (geteuid() != 0 || access(KT "uprobe_events", W_OK) || access(KT "instances", W_OK)) {
@@ -337,7 +337,7 @@ static char *kernel_answers(char *why, size_t size)
 		snprintf(cmd, sizeof(cmd), "p:snapdiff/%s %s:0x%lx %s\n", events[e], file, off,
 			 args[e]);
 		if (k_probe_write(cmd)) {
-			snprintf(why, size, "the kernel refused '%s'", cmd);
+			snprintf(why, size, "the kernel refused the uprobe snapdiff/%s", events[e]);
 			k_cleanup();
 			return NULL;
 		}
