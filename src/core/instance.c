@@ -51,6 +51,7 @@ static void file_free(struct trace_event_file *file)
 	filter_free(file->filter);
 	free(file->filter_shown);
 	trigger_file_free(file->triggers);
+	free(file->self);
 	free(file);
 }
 
@@ -58,10 +59,17 @@ static struct trace_event_file *file_new(struct evt_instance *inst, struct evt_e
 {
 	struct trace_event_file *file = calloc(1, sizeof(*file));
 
-	if (file) {
-		file->inst = inst;
-		file->event = ev;
+	if (!file)
+		return NULL;
+	file->self = malloc(sizeof(*file->self) + sizeof(file->self->files[0]));
+	if (!file->self) {
+		free(file);
+		return NULL;
 	}
+	file->self->nr = 1;
+	file->self->files[0] = file;
+	file->inst = inst;
+	file->event = ev;
 	return file;
 }
 

@@ -77,6 +77,12 @@ struct evt_event {
 	volatile uint8_t *key;			/* the call sites' byte */
 	uint8_t key_local;			/* key of built-in events */
 	bool live;				/* registered (not a zombie) */
+	/*
+	 * How records print when not by the print format (synthetic events:
+	 * the kernel's print_synth_event()); NULL = print_fmt. Set once under
+	 * event_mutex after registration, kept by the zombie; must use only @ev.
+	 */
+	int (*print)(const struct evt_event *ev, const void *rec, size_t len, struct evt_seq *s);
 };
 
 struct trace_event_file {
@@ -91,6 +97,9 @@ struct trace_event_file {
 	 */
 	char *filter_shown;
 	void *triggers;				/* for the trigger layer */
+	/* A set of this file alone, for writers that target one instance
+	 * (event_file_trace_reserve(): the synthetic event API). */
+	struct event_active *self;
 };
 
 /* Free what trace_event_file.triggers holds (trigger/trigger.c), no grace period. */
@@ -102,6 +111,13 @@ void event_lock(void);
 void event_unlock(void);
 
 /* --- registry ------------------------------------------------------------------------- */
+
+/*
+ * evt_event_register() and evt_event_unregister() with event_mutex held
+ * (events the library defines itself at run time: synthetic events).
+ */
+int event_register_locked(struct evt_event_def *def);
+void event_unregister_locked(struct evt_event_def *def);
 
 /* Exact lookup. */
 struct evt_event *event_find_locked(const char *system, const char *name);
@@ -240,6 +256,25 @@ extern struct evt_event *event_print;
 
 /* EVTRACE_EVENTS applied to one new event (top instance). */
 void events_env_apply_locked(struct evt_event *ev);
+
+/*
+ * event_file_trace_reserve() - evt_trace_event_reserve() into one file's
+ * instance only (the kernel's trace_event_buffer_reserve() on a file); the
+ * caller checked that the file records (enabled or soft mode). Continue
+ * with evt_trace_event_commit() as usual. Writer context.
+ */
+void *event_file_trace_reserve(struct evt_trace_event_buffer *fb, struct trace_event_file *file,
+			       size_t len);
+
+/*
+ * A write made from inside another write on the same thread (a trigger
+ * action tracing a synthetic event, the kernel's ring_buffer_nest_start()):
+ * it takes the outer write's context flags instead of looking like a
+ * signal handler's. Returns whether a write was in progress; pass it to
+ * event_trace_nest_end(). Writer context, signal safe.
+ */
+bool event_trace_nest_start(void);
+void event_trace_nest_end(bool nested);
 
 /* The writer's fork handler (events_init() installs it). */
 void writer_init(void);

@@ -596,8 +596,6 @@ struct evt_event *event_new_builtin(const char *system, const char *name,
 
 int evt_event_register(struct evt_event_def *def)
 {
-	struct evt_event *ev, *zombie = NULL;
-	size_t zi = 0;
 	int ret;
 
 	if (!def || def->abi != EVT_EVENT_DEF_ABI || !name_ok(def->system) ||
@@ -605,6 +603,20 @@ int evt_event_register(struct evt_event_def *def)
 		return -EINVAL;
 	events_init();
 	event_lock();
+	ret = event_register_locked(def);
+	event_unlock();
+	return ret;
+}
+
+int event_register_locked(struct evt_event_def *def)
+{
+	struct evt_event *ev, *zombie = NULL;
+	size_t zi = 0;
+	int ret;
+
+	if (!def || def->abi != EVT_EVENT_DEF_ABI || !name_ok(def->system) || !name_ok(def->name) ||
+	    !def->key)
+		return -EINVAL;
 	if (def->init)
 		def->init(def);
 	if (def->nr_fields && !def->fields) {
@@ -663,22 +675,27 @@ int evt_event_register(struct evt_event_def *def)
 	events_env_apply_locked(ev);
 	ret = (int)ev->id;
 out:
-	event_unlock();
 	return ret;
 }
 
 void evt_event_unregister(struct evt_event_def *def)
 {
+	if (!def)
+		return;
+	event_lock();
+	event_unregister_locked(def);
+	event_unlock();
+}
+
+void event_unregister_locked(struct evt_event_def *def)
+{
 	struct evt_event *ev;
 
 	if (!def)
 		return;
-	event_lock();
 	ev = def->event;
-	if (!ev || !ev->live || ev->def != def) {
-		event_unlock();
+	if (!ev || !ev->live || ev->def != def)
 		return;
-	}
 	ev->live = false;
 	instance_remove_event_locked(ev);	/* flags cleared, filters queued */
 	event_update_active_locked(ev);		/* empty set, key 0 */
@@ -697,5 +714,4 @@ void evt_event_unregister(struct evt_event_def *def)
 	}
 	if (nr_zombies < cap_zombies)
 		zombies[nr_zombies++] = ev;
-	event_unlock();
 }

@@ -40,6 +40,7 @@
 struct writer_tls {
 	pid_t tid;		/* 0: not known yet */
 	uint8_t depth;		/* writes in progress on this thread (signal nesting) */
+	uint8_t nest;		/* of which writes made by a write (event_trace_nest_start) */
 	uint8_t comm_saved;
 	/*
 	 * Return address into the traced program of the write whose triggers
@@ -147,6 +148,7 @@ static void *trace_event_next(struct evt_trace_event_buffer *fb, void *caller)
 {
 	struct event_active *set = fb->set;
 	pid_t tid = writer_tid(), tgid = writer_tgid();
+	uint8_t depth;
 
 	if (unlikely(!wtls.comm_saved))
 		writer_save_comm(tid);
@@ -184,9 +186,10 @@ scratch:
 			continue;
 		ent = (struct evt_trace_entry *)(void *)trigger_scratch[wtls.depth - 1];
 fill:
+		depth = (uint8_t)(wtls.depth - wtls.nest);
 		ent->common_type = (uint16_t)file->event->id;
-		ent->common_flags = wtls.depth > 1 ? EVT_TRACE_FLAG_HARDIRQ : 0;
-		ent->common_preempt_count = (uint8_t)(wtls.depth - 1);
+		ent->common_flags = depth > 1 ? EVT_TRACE_FLAG_HARDIRQ : 0;
+		ent->common_preempt_count = (uint8_t)(depth - 1);
 		ent->common_pid = tid;
 		ent->common_tgid = tgid;
 		fb->rbe = rbe;
@@ -225,6 +228,40 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 	 * sees it (the compiler must not sink the store past the reserve). */
 	signal_fence();
 	return trace_event_next(fb, __builtin_return_address(0));
+}
+
+void *event_file_trace_reserve(struct evt_trace_event_buffer *fb, struct trace_event_file *file,
+			       size_t len)
+{
+	if (unlikely(len > UINT16_MAX))
+		return NULL;
+	rcu_lock();
+	fb->set = file->self;
+	fb->len = (uint32_t)len;
+	fb->idx = 0;
+	wtls.depth++;
+	/* As in evt_trace_event_reserve(): the depth before the reserve. */
+	signal_fence();
+	return trace_event_next(fb, __builtin_return_address(0));
+}
+
+bool event_trace_nest_start(void)
+{
+	if (!wtls.depth)
+		return false;
+	wtls.nest++;
+	/* Compiler order only: a signal handler on this thread sees the count. */
+	signal_fence();
+	return true;
+}
+
+void event_trace_nest_end(bool nested)
+{
+	if (!nested)
+		return;
+	/* Compiler order only: the nested write is over before the count drops. */
+	signal_fence();
+	wtls.nest--;
 }
 
 void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * trigger/trigger_cmds.c - the trigger commands: traceon, traceoff,
- * snapshot, stacktrace, enable_event, disable_event (events.rst 6.2).
+ * snapshot, stacktrace, enable_event, disable_event (events.rst 6.2),
+ * enable_hist, disable_hist (histogram.rst 2); hist itself is in hist/hist.c.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "hist/hist.h"
 #include "trigger/trigger.h"
 
 /* --- traceon, traceoff ---------------------------------------------------------------------- */
@@ -235,7 +237,60 @@ static bool is_enable_cmd(const struct trigger_cmd *cmd)
 	return cmd == &enable_event_cmd || cmd == &disable_event_cmd;
 }
 
+/* --- enable_hist, disable_hist (histogram.rst 2: pause/continue a target's hist triggers) -- */
+
+static bool is_hist_enable_cmd(const struct trigger_cmd *cmd)
+{
+	return cmd == &enable_hist_cmd || cmd == &disable_hist_cmd;
+}
+
+static int hist_enable_parse(struct trigger_data *td, char *param)
+{
+	int ret = enable_parse(td, param);
+
+	td->enable = !strcmp(td->cmd->name, "enable_hist");
+	return ret;
+}
+
+/* One enable_hist/disable_hist per target (the kernel's ETT_HIST_ENABLE). */
+static bool hist_enable_same(const struct trigger_data *a, const struct trigger_data *b)
+{
+	return is_hist_enable_cmd(a->cmd) && is_hist_enable_cmd(b->cmd) && a->target == b->target;
+}
+
+/* As the kernel's hist_enable_trigger(): every hist trigger of the target. */
+static void hist_enable_fire(struct trigger_data *td)
+{
+	/* Acquire: the target's list and its triggers are complete (rcu_publish). */
+	struct trigger_list *tl = trigger_list_rcu(td->target);
+
+	for (unsigned int i = 0; tl && i < tl->nr; i++)
+		if (tl->td[i]->cmd == &hist_cmd)
+			hist_set_paused(tl->td[i], !td->enable);
+}
+
+const struct trigger_cmd enable_hist_cmd = {
+	.name = "enable_hist",
+	.parse = hist_enable_parse,
+	.same = hist_enable_same,
+	.reg = enable_reg,
+	.unreg = enable_unreg,
+	.fire = hist_enable_fire,
+	.print = enable_print,
+};
+
+const struct trigger_cmd disable_hist_cmd = {
+	.name = "disable_hist",
+	.parse = hist_enable_parse,
+	.same = hist_enable_same,
+	.reg = enable_reg,
+	.unreg = enable_unreg,
+	.fire = hist_enable_fire,
+	.print = enable_print,
+};
+
+/* The kernel's registration order (the "# Available triggers" line). */
 const struct trigger_cmd *const trigger_cmds[] = {
-	&traceon_cmd, &traceoff_cmd, &snapshot_cmd, &stacktrace_cmd, &enable_event_cmd,
-	&disable_event_cmd, NULL,
+	&traceon_cmd,	    &traceoff_cmd,    &snapshot_cmd,	 &stacktrace_cmd, &enable_event_cmd,
+	&disable_event_cmd, &enable_hist_cmd, &disable_hist_cmd, &hist_cmd,	  NULL,
 };
