@@ -849,7 +849,10 @@ int dynevent_run_command(const char *line)
 	return ret;
 }
 
-/* The kernel's WRITE_BUFSIZE: a line is at most 4094 bytes. */
+/*
+ * The kernel's WRITE_BUFSIZE: it reads a write 4095 bytes at a time, so a line is at most
+ * 4094 bytes and its newline, or 4095 bytes at the very end of the write.
+ */
 #define SYNTH_WRITE_BUFSIZE 4096
 
 long synth_parse_run(const char *buf, size_t len, int (*fn)(const char *line))
@@ -872,7 +875,7 @@ long synth_parse_run(const char *buf, size_t len, int (*fn)(const char *line))
 			n = (size_t)(nl - start);
 			done += n + 1;
 		} else {
-			if (avail >= SYNTH_WRITE_BUFSIZE - 1) {
+			if (avail > SYNTH_WRITE_BUFSIZE - 1) {
 				free(line);
 				return -EINVAL; /* "Line length is too long" */
 			}
