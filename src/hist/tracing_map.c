@@ -45,14 +45,14 @@
 #include "hist/tracing_map.h"
 
 struct tmap *tmap_create(unsigned int bits, unsigned int key_size, unsigned int n_sums,
-			 unsigned int n_vars)
+			 unsigned int n_vars, unsigned int str_size)
 {
 	size_t per, total;
 	struct tmap *map;
 	unsigned char *p;
 
 	if (bits < TMAP_BITS_MIN || bits > TMAP_BITS_MAX || !key_size || key_size > 4096 ||
-	    n_sums > TMAP_VALS_MAX || n_vars > TMAP_VARS_MAX)
+	    n_sums > TMAP_VALS_MAX || n_vars > 2 * TMAP_VARS_MAX || str_size > 65536)
 		return NULL;
 	key_size = (key_size + 7) & ~7u;
 	map = calloc(1, sizeof(*map));
@@ -64,7 +64,9 @@ struct tmap *tmap_create(unsigned int bits, unsigned int key_size, unsigned int 
 	map->key_size = key_size;
 	map->n_sums = n_sums;
 	map->n_vars = n_vars;
-	per = key_size + 8 * (size_t)(n_sums + n_vars);
+	map->count_hits = true;
+	str_size = (str_size + 7) & ~7u;
+	per = key_size + 8 * (size_t)(n_sums + 2 * n_vars) + str_size; /* vars: values, flags */
 	total = per * map->max_elts;
 	map->slots = calloc(map->nr_slots, sizeof(*map->slots));
 	map->elts = calloc(map->max_elts, sizeof(*map->elts));
@@ -79,7 +81,8 @@ struct tmap *tmap_create(unsigned int bits, unsigned int key_size, unsigned int 
 
 		e->sums = (uint64_t *)(void *)p;
 		e->vars = e->sums + n_sums;
-		e->key = e->vars + n_vars;
+		e->key = e->vars + 2 * n_vars;
+		e->str = str_size ? (char *)e->key + key_size : NULL;
 		p += per;
 	}
 	return map;
@@ -138,6 +141,17 @@ static struct tmap_elt *elt_take(struct tmap *map)
 	return &map->elts[idx];
 }
 
+static inline bool keys_equal(const void *a, const void *b, unsigned int len)
+{
+	uint64_t x, y;
+
+	if (len != 8)
+		return !memcmp(a, b, len);
+	memcpy(&x, a, 8); /* the common case: one numeric key, one compare */
+	memcpy(&y, b, 8);
+	return x == y;
+}
+
 static struct tmap_elt *tmap_find(struct tmap *map, const void *key,
 				  void (*init)(struct tmap_elt *), bool insert)
 {
@@ -156,8 +170,8 @@ static struct tmap_elt *tmap_find(struct tmap *map, const void *key,
 			 * release store below). */
 			struct tmap_elt *elt = ld_acquire(&s->elt);
 
-			if (elt && !memcmp(elt->key, key, map->key_size)) {
-				if (insert)
+			if (elt && keys_equal(elt->key, key, map->key_size)) {
+				if (insert && map->count_hits)
 					add_relaxed(&map->hits, 1); /* relaxed: a statistic */
 				return elt;
 			}
@@ -192,7 +206,8 @@ static struct tmap_elt *tmap_find(struct tmap *map, const void *key,
 			/* Release: key and comm before the element is seen (pairs with the
 			 * acquire loads of lookups and readers). */
 			st_release(&s->elt, elt);
-			add_relaxed(&map->hits, 1); /* relaxed: a statistic */
+			if (map->count_hits)
+				add_relaxed(&map->hits, 1); /* relaxed: a statistic */
 			return elt;
 		}
 		idx = (idx + 1) & mask;

@@ -40,8 +40,9 @@
 struct tmap_elt {
 	void *key;		  /* key_size bytes, written once before the element is published */
 	uint64_t *sums;		  /* n_sums, relaxed atomic adds */
-	uint64_t *vars;		  /* n_vars, relaxed atomic stores */
+	uint64_t *vars;		  /* n_vars values, then n_vars "set" flags (atomic) */
 	char comm[TMAP_COMM_LEN]; /* the first hit's thread name (execname), before publication */
+	char *str;		  /* str_size bytes for the user (hist: saved strings), zeroed */
 };
 
 /* One slot of the open-addressing table: the key's hash, then the element. */
@@ -60,6 +61,7 @@ struct tmap {
 	unsigned int n_vars;
 	uint32_t next_elt; /* atomic: elements handed out of the pool */
 	uint64_t hits;	   /* atomic: inserts that found or made their element */
+	bool count_hits;   /* keep hits (else the user derives them: hist sums hitcounts) */
 	uint64_t drops;	   /* atomic: inserts that did not (pool or table full) */
 	struct tmap_slot *slots;
 	struct tmap_elt *elts;
@@ -68,12 +70,13 @@ struct tmap {
 
 /*
  * tmap_create - a map of 1 << @bits elements with keys of @key_size bytes
- * (rounded up to 8), @n_sums sums and @n_vars variables per element.
+ * (rounded up to 8), @n_sums sums, @n_vars variables and @str_size bytes of
+ * other data (elt->str) per element.
  * Return: the map, or NULL (-ENOMEM, or bad sizes).
  * Context: allocates; not from a writer.
  */
 struct tmap *tmap_create(unsigned int bits, unsigned int key_size, unsigned int n_sums,
-			 unsigned int n_vars);
+			 unsigned int n_vars, unsigned int str_size);
 void tmap_destroy(struct tmap *map);
 
 /* The 32-bit hash of a key of @len bytes (a multiple of 8), never 0. */
@@ -103,16 +106,33 @@ static inline uint64_t tmap_read_sum(const struct tmap_elt *elt, unsigned int i)
 	return ld_relaxed(&elt->sums[i]);
 }
 
-static inline void tmap_set_var(struct tmap_elt *elt, unsigned int i, uint64_t v)
+static inline void tmap_set_var(struct tmap_elt *elt, unsigned int n_vars, unsigned int i,
+				uint64_t v)
 {
 	/* Relaxed: a variable is one word, last writer wins (as the kernel's). */
 	st_relaxed(&elt->vars[i], v);
+	/* Release: the value before the flag that says it is there (pairs with the
+	 * acquire in tmap_get_var). */
+	st_release(&elt->vars[n_vars + i], 1);
 }
 
-static inline uint64_t tmap_read_var(const struct tmap_elt *elt, unsigned int i)
+/*
+ * Variable @i of @elt into *@v if it was set; @once: and unset it (the
+ * kernel's tracing_map_read_var_once(): a latency start is used once).
+ * Return: whether it was set.
+ */
+static inline bool tmap_get_var(struct tmap_elt *elt, unsigned int n_vars, unsigned int i,
+				bool once, uint64_t *v)
 {
-	/* Relaxed: one word, no other memory depends on it. */
-	return ld_relaxed(&elt->vars[i]);
+	/* Acquire: the value stored before the flag (tmap_set_var's release);
+	 * once: exchange so that two readers do not both consume it. */
+	uint64_t set = once ? __atomic_exchange_n(&elt->vars[n_vars + i], 0, __ATOMIC_ACQ_REL) :
+			      ld_acquire(&elt->vars[n_vars + i]);
+
+	if (!set)
+		return false;
+	*v = ld_relaxed(&elt->vars[i]); /* relaxed: ordered by the flag's acquire */
+	return true;
 }
 
 /*
@@ -121,6 +141,12 @@ static inline uint64_t tmap_read_var(const struct tmap_elt *elt, unsigned int i)
  * Context: a reader; writers may be inserting: new elements may or may not be seen.
  */
 int tmap_for_each(struct tmap *map, int (*fn)(struct tmap_elt *elt, void *arg), void *arg);
+
+/* Stop counting hits (one atomic add less per insert): the caller knows them. */
+static inline void tmap_no_hits(struct tmap *map)
+{
+	map->count_hits = false;
+}
 
 static inline uint64_t tmap_hits(const struct tmap *map)
 {

@@ -373,11 +373,13 @@ static char *synth_print_fmt(const struct synth_event *se)
 	char *out;
 
 	for (unsigned int i = 0; i < se->n_fields; i++)
-		cap += 2 * strlen(se->fields[i].name) + 96;
+		cap += 3 * strlen(se->fields[i].name) + 128; /* the longest: u64[] */
 	out = malloc(cap);
 	if (!out)
 		return NULL;
-#define ADD(...) (len += (size_t)snprintf(out + len, cap - len, __VA_ARGS__))
+#define ADD(...) \
+	(len +=  \
+	 (size_t)snprintf(out + (len < cap ? len : cap), len < cap ? cap - len : 0, __VA_ARGS__))
 	ADD("\"");
 	for (unsigned int i = 0; i < se->n_fields; i++)
 		ADD("%s=%s%s", se->fields[i].name, synth_field_fmt(se->fields[i].type),
@@ -396,6 +398,10 @@ static char *synth_print_fmt(const struct synth_event *se)
 			ADD(", REC->%s", f->name);
 	}
 #undef ADD
+	if (len >= cap) { /* cannot happen: cap counts every piece above */
+		free(out);
+		return NULL;
+	}
 	return out;
 }
 
@@ -559,7 +565,9 @@ static int create_synth_event_locked(const struct synth_cmd *c, const char *name
 		goto err;
 	}
 	ev = se->def.event;
-	ev->print = synth_print_record;
+	/* A zombie brought back has it already, and its old records may be printing now. */
+	if (ev->print != synth_print_record)
+		ev->print = synth_print_record;
 	free(copy);
 	return 0;
 err:
@@ -912,15 +920,23 @@ long synth_show(bool dyn, char **textp)
 		const struct synth_event *se = synth_list[i];
 
 		if (dyn)
-			len += (size_t)snprintf(out + len, cap - len, "s:%s/", SYNTH_SYSTEM);
-		len += (size_t)snprintf(out + len, cap - len, "%s\t", se->name);
+			len += (size_t)snprintf(out + (len < cap ? len : cap),
+						len < cap ? cap - len : 0, "s:%s/", SYNTH_SYSTEM);
+		len += (size_t)snprintf(out + (len < cap ? len : cap), len < cap ? cap - len : 0,
+					"%s\t", se->name);
 		for (unsigned int j = 0; j < se->n_fields; j++)
-			len += (size_t)snprintf(out + len, cap - len, "%s %s%s", se->fields[j].type,
-						se->fields[j].name,
+			len += (size_t)snprintf(out + (len < cap ? len : cap),
+						len < cap ? cap - len : 0, "%s %s%s",
+						se->fields[j].type, se->fields[j].name,
 						j == se->n_fields - 1 ? "" : "; ");
-		len += (size_t)snprintf(out + len, cap - len, "\n");
+		len += (size_t)snprintf(out + (len < cap ? len : cap), len < cap ? cap - len : 0,
+					"\n");
 	}
 	event_unlock();
+	if (len >= cap) { /* cannot happen: cap counts every piece above */
+		free(out);
+		return -ENOMEM;
+	}
 	*textp = out;
 	return (long)len;
 }

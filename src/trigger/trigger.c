@@ -259,6 +259,10 @@ static int trigger_remove(struct trace_event_file *file, struct trigger_data *te
 		free(nl);
 		return 0;
 	}
+	if (gone->cmd->busy && gone->cmd->busy(gone)) {
+		free(nl);
+		return -EBUSY;
+	}
 	nl->nr = n;
 	list_publish(file, tf, nl);
 	if (gone->cmd->unreg)

@@ -52,6 +52,8 @@ struct trigger_list;
  *   show      the whole line of the `trigger` file, '\n' included (instead
  *             of print, the count and the filter). event_mutex held.
  *   free      free td->priv (after a grace period, or a failed parse).
+ *   busy      may @td be removed now? 0 or -EBUSY (hist: others use its
+ *             variables). event_mutex held. May be NULL.
  *   append    new triggers go to the end of the list (the kernel's
  *             hist_trigger_enable()); others to the front.
  */
@@ -68,6 +70,7 @@ struct trigger_cmd {
 	int (*update)(struct trigger_data *td, const struct trigger_list *tl);
 	int (*show)(const struct trigger_data *td, char *buf, size_t size);
 	void (*free)(struct trigger_data *td);
+	int (*busy)(const struct trigger_data *td);
 	bool append;
 };
 

@@ -98,7 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (cmd[i] == '\n')
 			cmd[i] = ' ';
 	apply(inst, id, cmd, &ret);
-	check(ret == 0 || ret == -EINVAL || ret == -EEXIST || ret == -ENOMEM || ret == -ENOENT);
+	check(ret == 0 || ret == -EINVAL || ret == -EEXIST || ret == -ENOMEM || ret == -ENOENT ||
+	      ret == -EDOM);
 
 	for (int i = 0; i < 3; i++) {
 		trace_kmalloc((unsigned long)i, 2, (unsigned long)i * 100, 8, 0);

@@ -111,7 +111,7 @@ static void round_run(double secs, uint64_t space, struct t_rand *r)
 	uint64_t attempts = 0, ok = 0, vsum = 0, acc[3] = { 0, 0, 0 };
 	double end;
 
-	map = tmap_create(BITS, 16, 2, 0);
+	map = tmap_create(BITS, 16, 2, 0, 0);
 	T_ASSERT(map);
 	key_space = space;
 	memset(ws, 0, sizeof(ws));

@@ -67,7 +67,10 @@ int main(void)
 	check("hist:keys=call_site,ptr,bytes_req,bytes_alloc", EINVAL, "");
 	check("hist:keys=call_site:vals=bytes_req,bytes_alloc,gfp_flags", EINVAL, "");
 	check("hist:keys=call_site:foo", EINVAL, "");
-	check("hist:keys=call_site:onmax($x).save(ptr)", EINVAL, "");
+	check("hist:keys=call_site:onmax($x).save(ptr)", EINVAL,
+	      LOC "Couldn't find onmax or onchange variable\n"
+		  "  Command: hist:keys=call_site:onmax($x).save(ptr)\n"
+		  "                                   ^\n");
 
 	check("hist:keys=", EINVAL,
 	      LOC "Empty assignment\n"
@@ -125,6 +128,35 @@ int main(void)
 	      LOC "Can't clear or continue a nonexistent hist trigger\n"
 		  "  Command: hist:keys=ptr:clear\n"
 		  "           ^\n");
+
+	/* variables and expressions */
+	check("hist:keys=call_site:x=bytes_req-$nosuch", EINVAL,
+	      LOC "Couldn't find variable\n"
+		  "  Command: hist:keys=call_site:x=bytes_req-$nosuch\n"
+		  "                                            ^\n");
+	check("hist:keys=call_site:x=bytes_req/0", EDOM,
+	      LOC "Division by zero\n"
+		  "  Command: hist:keys=call_site:x=bytes_req/0\n"
+		  "                                           ^\n");
+	check("hist:keys=call_site:x=bytes_req,x=ptr", EINVAL,
+	      LOC "Variable already defined\n"
+		  "  Command: hist:keys=call_site:x=bytes_req,x=ptr\n"
+		  "                               ^\n");
+	check("hist:keys=call_site:x=common_timestamp.usecs-common_timestamp", EINVAL,
+	      LOC "Timestamp units in expression don't match\n"
+		  "  Command: hist:keys=call_site:x=common_timestamp.usecs-common_timestamp\n"
+		  "           ^\n");
+	check("hist:keys=call_site:x=-bytes_req", EINVAL, "");
+	check("hist:keys=call_site:x=bytes_req:onmatch(hist_test.nosuch).trace(y,$x)", EINVAL,
+	      LOC
+	      "Invalid subsystem or event name\n"
+	      "  Command: hist:keys=call_site:x=bytes_req:onmatch(hist_test.nosuch).trace(y,$x)\n"
+	      "                                                             ^\n");
+	check("hist:keys=call_site:x=bytes_req:onmatch(hist_test.kmalloc).trace(nosuch,$x)", EINVAL,
+	      LOC
+	      "Couldn't find synthetic event\n"
+	      "  Command: hist:keys=call_site:x=bytes_req:onmatch(hist_test.kmalloc).trace(nosuch,$x)\n"
+	      "                                                                            ^\n");
 
 	/* the same trigger twice; removing what is not there is no error */
 	check("hist:keys=call_site if bytes_req > 8", 0, "");

@@ -90,6 +90,49 @@ TRACE_EVENT(netif_rx,
 	),
 	TP_printk("skbaddr=%lx len=%u", __entry->skbaddr, __entry->len)
 );
+
+/* sched:sched_waking and sched:sched_switch, with the time stamp as a field the test sets */
+TRACE_EVENT(sched_waking,
+	TP_PROTO(int pid, int prio, unsigned long ts),
+	TP_ARGS(pid, prio, ts),
+	TP_STRUCT__entry(
+		__field(int, pid)
+		__field(int, prio)
+		__field(unsigned long, ts)
+	),
+	TP_fast_assign(
+		__entry->pid = pid;
+		__entry->prio = prio;
+		__entry->ts = ts;
+	),
+	TP_printk("pid=%d prio=%d ts=%lu", __entry->pid, __entry->prio, __entry->ts)
+);
+
+TRACE_EVENT(sched_switch,
+	TP_PROTO(const char *prev, int prev_pid, const char *next, int next_pid, int next_prio,
+		 unsigned long ts),
+	TP_ARGS(prev, prev_pid, next, next_pid, next_prio, ts),
+	TP_STRUCT__entry(
+		__array(char, prev_comm, 16)
+		__field(int, prev_pid)
+		__array(char, next_comm, 16)
+		__field(int, next_pid)
+		__field(int, next_prio)
+		__field(unsigned long, ts)
+	),
+	TP_fast_assign(
+		memset(__entry->prev_comm, 0, 16);
+		memcpy(__entry->prev_comm, prev, strnlen(prev, 15));
+		__entry->prev_pid = prev_pid;
+		memset(__entry->next_comm, 0, 16);
+		memcpy(__entry->next_comm, next, strnlen(next, 15));
+		__entry->next_pid = next_pid;
+		__entry->next_prio = next_prio;
+		__entry->ts = ts;
+	),
+	TP_printk("prev=%s next=%s next_pid=%d", __entry->prev_comm, __entry->next_comm,
+		  __entry->next_pid)
+);
 #endif
 
 #undef TRACE_INCLUDE_PATH

@@ -39,9 +39,10 @@ static void check_log(const char *msg, int pos, const char *cmd)
 
 int main(void)
 {
-	char *cmds = slurp("commands.txt"), *line, *save = NULL;
+	char *cmds = strdup(slurp("commands.txt")), *line, *save = NULL;
 	int n = 0;
 
+	T_ASSERT(cmds);
 	for (line = strtok_r(cmds, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *file = strtok(line, "\t"), *err = strtok(NULL, "\t");
 		char *msg = strtok(NULL, "\t"), *pos = strtok(NULL, "\t");

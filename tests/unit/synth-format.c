@@ -57,8 +57,12 @@ int main(void)
 	T_ECHO("fmttest u8 a; s16 b; unsigned int c; char d[16]; char e[]; u64 f; bool g; "
 	       "pid_t h; gfp_t i; long j",
 	       "synthetic_events");
-	T_ASSERT_STR(as_kernel(cat("events/synthetic/fmttest/format")),
-		     slurp("format-fmttest.txt"));
+	{
+		char *k = as_kernel(cat("events/synthetic/fmttest/format"));
+
+		T_ASSERT_STR(k, slurp("format-fmttest.txt"));
+		free(k);
+	}
 	snprintf(id, sizeof(id), "%s", cat("events/synthetic/fmttest/id"));
 	T_ASSERT(atoi(id) >= 32);
 	T_ASSERT(strstr(cat("events/synthetic/fmttest/format"), "ID: "));

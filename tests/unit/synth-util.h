@@ -39,11 +39,13 @@ static inline __attribute__((unused)) long echo(const char *text, const char *pa
 
 #define T_ECHO(text, path) T_ASSERT_EQ(echo(text, path), (long)strlen(text) + 1)
 
-/* tests/data/synth/@name, from this file's directory (malloc'd). */
+/* tests/data/synth/@name, from this file's directory (one of 4 static buffers in turn). */
 static inline __attribute__((unused)) char *slurp(const char *name)
 {
 	const char *slash = strrchr(__FILE__, '/');
-	static char buf[1 << 16];
+	static char bufs[4][1 << 16];
+	static unsigned int turn;
+	char *buf = bufs[turn++ % 4];
 	char path[1024];
 	size_t n;
 	FILE *f;
@@ -53,10 +55,10 @@ static inline __attribute__((unused)) char *slurp(const char *name)
 	f = fopen(path, "r");
 	if (!f)
 		t_fail("%s: %s", path, strerror(errno));
-	n = fread(buf, 1, sizeof(buf) - 1, f);
+	n = fread(buf, 1, sizeof(bufs[0]) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
-	return strdup(buf);
+	return buf;
 }
 
 #endif
