@@ -55,7 +55,7 @@ endif()
 # Tests that change the kernel's tracing state (their own instances and uprobes, trace-cmd
 # extract) run one at a time: trace-cmd walks every instance, and one test removing its
 # instance under another's trace-cmd made that fail.
-foreach(name events-trace-kernel filter-diff tracedat-kernel tracefs-kernel)
+foreach(name events-trace-kernel filter-diff tracedat-kernel tracefs-kernel trigger-diff)
 	if(TEST unit/${name})
 		set_tests_properties(unit/${name} PROPERTIES RESOURCE_LOCK kernel-tracefs)
 	endif()

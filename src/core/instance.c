@@ -550,26 +550,32 @@ int instance_snapshot_swap(struct evt_instance *inst)
 	if (!ld_acquire(&inst->snap_allocated))
 		return -ENODEV;
 	live = ld_relaxed(&inst->rb);
-	spare = live == inst->snap_bufs[0] ? inst->snap_bufs[1] : inst->snap_bufs[0];
+	spare = live == ld_relaxed(&inst->snap_bufs[0]) ? ld_relaxed(&inst->snap_bufs[1]) :
+							   ld_relaxed(&inst->snap_bufs[0]);
 	/*
 	 * Release: pairs with instance_live_rb()'s acquire (the spare's pages are
 	 * complete before writers reserve in it). A failed CAS means another
 	 * snapshot swapped first: that one is the snapshot (two at once make one).
 	 */
-	__atomic_compare_exchange_n(&inst->rb, &live, spare, false, __ATOMIC_RELEASE,
-				    __ATOMIC_RELAXED);
+	cas_release(&inst->rb, &live, spare);
 	return 0;
 }
 
 struct evt_ring_buffer *instance_rb_of(struct evt_instance *inst, const void *rbe)
 {
-	struct evt_ring_buffer *rb = instance_live_rb(inst);
+	struct evt_ring_buffer *rb = instance_live_rb(inst), *b0;
 
-	/* snap_bufs[] outlive every writer that reserved while they existed (they
-	 * are cleared a grace period after the last swap could happen). */
-	if (likely(!ld_relaxed(&inst->snap_bufs[0])) || rb_owns_event(rb, rbe))
+	/*
+	 * After the acquire of rb: a swap since the reservation is seen there, and
+	 * it happened after snap_bufs[] were set (alloc's release, the swapper's
+	 * acquire, its CAS release), so b0 is not NULL then. snap_bufs[] outlive
+	 * every writer that reserved while they existed (cleared a grace period
+	 * after the last swap could happen).
+	 */
+	b0 = ld_relaxed(&inst->snap_bufs[0]);
+	if (likely(!b0) || rb_owns_event(rb, rbe))
 		return rb;
-	return rb == inst->snap_bufs[0] ? inst->snap_bufs[1] : inst->snap_bufs[0];
+	return rb == b0 ? ld_relaxed(&inst->snap_bufs[1]) : b0;
 }
 
 struct evt_ring_buffer *instance_snapshot_buffer_locked(struct evt_instance *inst)
@@ -599,8 +605,10 @@ int instance_snapshot_alloc_locked(struct evt_instance *inst)
 		evt_ring_buffer_free(spare);
 		return ret;
 	}
-	inst->snap_bufs[0] = live;
-	inst->snap_bufs[1] = spare;
+	/* Relaxed: writers read them (instance_rb_of) only after seeing a swap, which
+	 * the release below orders after these stores. */
+	st_relaxed(&inst->snap_bufs[0], live);
+	st_relaxed(&inst->snap_bufs[1], spare);
 	/* Release: snap_bufs[] before the flag (instance_snapshot_swap's acquire). */
 	st_release(&inst->snap_allocated, 1);
 	return 0;

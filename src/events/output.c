@@ -398,6 +398,10 @@ int evt_trace_iter_next_line(struct evt_trace_iter *it, struct evt_seq *s)
 		return -EINVAL;
 	if (!it->rb)
 		return 0; /* a snapshot that is not allocated */
+	/* trace_pipe follows the live buffer across snapshots, as the kernel's
+	 * (its iterator names the array_buffer whose buffer is swapped). */
+	if ((it->flags & EVT_ITER_CONSUME) && !it->snapshot)
+		it->rb = instance_live_rb(it->inst);
 	cpu = next_cpu(it, &e, &ts, &lost);
 	/*
 	 * Consuming: writers may overwrite more between our peek and our consume;

@@ -60,11 +60,14 @@ static __thread struct writer_tls wtls __attribute__((tls_model("initial-exec"))
 static pid_t cached_tgid;
 /*
  * Where a record is built when only filtered triggers want it (soft-disabled
- * event, tracing off, buffer full). A signal handler nesting into a write
- * that uses it would overwrite it: the outer triggers then test the inner
- * record (documented in docs/triggers.md).
+ * event, tracing off, buffer full): one per nesting level of the thread's
+ * writes (the kernel's temp_buffer is per CPU and its writers do not nest
+ * within a context; ours do, in signal handlers), so a handler's write does
+ * not overwrite the record its interrupted write's triggers are testing.
+ * Deeper writes than SCRATCH_LEVELS run only their unfiltered triggers.
  */
-static __thread uint64_t trigger_scratch[512];
+#define SCRATCH_LEVELS 4
+static __thread uint64_t trigger_scratch[SCRATCH_LEVELS][512];
 
 static void writer_atfork_child(void)
 {
@@ -178,9 +181,10 @@ static void *trace_event_next(struct evt_trace_event_buffer *fb, void *caller)
 scratch:
 		/* No record in the buffer, but filtered triggers want one: the thread's
 		 * scratch record (the kernel's temp_buffer). */
-		if (likely(!tl) || fb->len > sizeof(trigger_scratch))
+		if (likely(!tl) || fb->len > sizeof(trigger_scratch[0]) ||
+		    wtls.depth > SCRATCH_LEVELS)
 			continue;
-		ent = (struct evt_trace_entry *)(void *)trigger_scratch;
+		ent = (struct evt_trace_entry *)(void *)trigger_scratch[wtls.depth - 1];
 fill:
 		depth = (uint8_t)(wtls.depth - wtls.nest);
 		ent->common_type = (uint16_t)file->event->id;

@@ -412,7 +412,9 @@ static bool core_event_enabled(struct evt_instance *inst, const struct tb_event 
 {
 	int flags = evt_instance_event_flags(inst, t->sys, t->name);
 
-	return flags > 0 && (flags & EVT_FILE_ENABLED);
+	/* As the kernel's EVENT_FILE_FL_ENABLED: an event kept on for its triggers
+	 * (soft mode) counts, in set_event and in a system's `enable` (1 or X). */
+	return flags > 0 && (flags & (EVT_FILE_ENABLED | EVT_FILE_SOFT_MODE));
 }
 
 static int core_event_enable(struct evt_instance *inst, const struct tb_event *t, bool on)

@@ -190,13 +190,13 @@ static void enable_fire(struct trigger_data *td)
 	/*
 	 * Relaxed read-modify-write of one bit: it orders nothing else (writers
 	 * test the bit with a relaxed load, a record in flight may still see the
-	 * old state, as in the kernel). event_mutex holders store the whole flags
-	 * word (st_relaxed): a trigger firing during such an update may be lost.
+	 * old state, as in the kernel). event_mutex holders update the word with a
+	 * CAS too (file_flags_update), so neither side loses the other's bits.
 	 */
 	if (td->enable)
-		__atomic_fetch_and(&td->target->flags, ~EVT_FILE_SOFT_DISABLED, __ATOMIC_RELAXED);
+		and_relaxed(&td->target->flags, ~EVT_FILE_SOFT_DISABLED);
 	else
-		__atomic_fetch_or(&td->target->flags, EVT_FILE_SOFT_DISABLED, __ATOMIC_RELAXED);
+		or_relaxed(&td->target->flags, EVT_FILE_SOFT_DISABLED);
 }
 
 static int enable_print(const struct trigger_data *td, char *buf, size_t size)

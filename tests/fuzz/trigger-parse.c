@@ -117,6 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			e = strchr(l, '\n');
 			check(e != NULL);
 			check(!strncmp(l, "traceon:", 8) || !strncmp(l, "traceoff:", 9) ||
+			      !strncmp(l, "stacktrace:", 11) || !strncmp(l, "snapshot:", 9) ||
 			      !strncmp(l, "enable_event:", 13) ||
 			      !strncmp(l, "disable_event:", 14) ||
 			      !strncmp(l, "enable_hist:", 12) || !strncmp(l, "disable_hist:", 13) ||
