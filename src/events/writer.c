@@ -297,11 +297,26 @@ void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 }
 
 /* trace_marker: an ftrace:print record, "ip" then the text (NUL-terminated). */
+/* The triggers of ftrace:print in @inst (its file is in the event's active set while it
+ * has some: soft mode), inside rcu_lock(). */
+static struct trigger_list *marker_triggers(struct evt_instance *inst)
+{
+	/* Acquire: a published set is complete (pairs with rcu_publish). */
+	struct event_active *set = event_print ? rcu_deref(event_print->active) : NULL;
+
+	for (unsigned int i = 0; set && i < set->nr; i++)
+		if (set->files[i]->inst == inst)
+			return trigger_list_rcu(set->files[i]);
+	return NULL;
+}
+
 int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t len)
 {
 	struct evt_ring_buffer_event *rbe;
+	struct trigger_list *tl;
 	struct evt_ring_buffer *rb;
 	struct evt_trace_entry *ent;
+	unsigned long fire = 0;
 	size_t max, n;
 	char *text;
 
@@ -332,11 +347,30 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 	memset((char *)ent + sizeof(*ent), 0, 8);	/* ip: none in user space */
 	text = (char *)ent + sizeof(*ent) + 8;
 	memcpy(text, buf, n);
+	/* The print event's triggers (histogram.rst 3: "User space creating a
+	 * trigger"), as for any event: record readers before the commit; as the
+	 * kernel's tracing_mark_write(), on the text before its newline is added. */
+	text[n] = '\0';
+	tl = marker_triggers(inst);
+	if (unlikely(tl)) {
+		void *saved = wtls.caller;
+
+		wtls.caller = __builtin_return_address(0);
+		if (!tl->cond) {
+			trigger_post(tl, trigger_test(tl, NULL, 0));
+			tl = NULL;
+		} else {
+			fire = trigger_test(tl, ent, sizeof(*ent) + 8 + n + 1);
+		}
+		wtls.caller = saved;
+	}
 	/* As the kernel: the text always ends in a newline. */
 	if (!n || text[n - 1] != '\n')
 		text[n++] = '\n';
 	text[n] = '\0';
 	evt_ring_buffer_unlock_commit(rb, rbe);
+	if (unlikely(fire))
+		writer_triggers(tl, fire, __builtin_return_address(0));
 	rcu_unlock();
 	return (int)(len < max ? len : max);
 }
