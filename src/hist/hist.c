@@ -957,6 +957,36 @@ static struct hist_data *find_var(struct trigger_data *td, struct hist_data *hd,
 	return found;
 }
 
+/* The histogram of event @sys:@ev in @td's instance that defines @name (sys.event.$name). */
+static struct hist_data *find_var_on(struct trigger_data *td, const char *sys, const char *ev,
+				     const char *name, unsigned int *idx)
+{
+	int i;
+
+	for (struct hist_data *o = vars_list; o; o = o->next_var) {
+		if (o->file->inst != td->file->inst || strcmp(o->file->event->system, sys) ||
+		    strcmp(o->file->event->name, ev) || (i = var_index(o, name)) < 0)
+			continue;
+		*idx = (unsigned int)i;
+		return o;
+	}
+	return NULL;
+}
+
+/* "sys.event.$var": split in place; false if @str is not of that form. */
+static bool split_qualified(char *str, char **sys, char **ev, char **var)
+{
+	char *d1 = strchr(str, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+
+	if (!d2 || d2[1] != '$' || !d2[2] || d1 == str || d2 == d1 + 1)
+		return false;
+	*d1 = *d2 = '\0';
+	*sys = str;
+	*ev = d1 + 1;
+	*var = d2 + 2;
+	return true;
+}
+
 /* A reference of @hd to variable @idx of @owner (NULL: its own), shared when there is one. */
 static int add_ref(struct hist_data *hd, struct hist_data *owner, unsigned int idx,
 		   const char *name, bool once)
@@ -1009,6 +1039,30 @@ static int parse_atom(struct trigger_data *td, struct hist_data *hd, struct hist
 		f->type = "u64";
 		f->name = "";
 		return 0;
+	}
+	char *qsys, *qev, *qvar;
+
+	if (split_qualified(str, &qsys, &qev, &qvar)) {
+		/* sys.event.$var: that event's variable (shown as $sys.event.var) */
+		struct hist_data *owner;
+		unsigned int idx;
+		int r;
+
+		owner = find_var_on(td, qsys, qev, qvar, &idx);
+		if (!owner) {
+			trigger_err(td, "Couldn't find variable", errpos(td, qvar));
+			return -EINVAL;
+		}
+		r = add_ref(hd, owner, idx, qvar, once);
+		if (r < 0)
+			return r;
+		f->src = SRC_REF;
+		f->ref = (unsigned int)r;
+		f->flags |= owner->vars[idx].flags & (HF_TIMESTAMP | HF_USECS);
+		f->type = owner->vars[idx].type;
+		f->dname = xasprintf("$%s.%s.%s", qsys, qev, qvar);
+		f->name = f->dname ? f->dname + 1 : "";
+		return f->dname ? 0 : -ENOMEM;
 	}
 	if (str[0] == '$' && str[1]) {
 		const char *local = local_var_field(hd, str + 1);
@@ -1505,6 +1559,26 @@ static int action_param(struct trigger_data *td, struct hist_data *hd, struct hi
 		}
 		if (r < 0)
 			return r;
+		f->src = SRC_REF;
+		f->ref = (unsigned int)r;
+		f->name = "";
+		return 0;
+	}
+	char *qsys, *qev, *qvar;
+
+	if (split_qualified(param, &qsys, &qev, &qvar)) {
+		struct hist_data *owner;
+		unsigned int idx;
+
+		owner = find_var_on(td, qsys, qev, qvar, &idx);
+		if (!owner) {
+			trigger_err(td, "Couldn't find param", errpos(td, qvar));
+			return -EINVAL;
+		}
+		r = add_ref(hd, owner, idx, qvar, false);
+		if (r < 0)
+			return r;
+		f->type = owner->vars[idx].type;
 		f->src = SRC_REF;
 		f->ref = (unsigned int)r;
 		f->name = "";
