@@ -11,6 +11,21 @@
  * hist_data is freed when the last trigger using it is freed (after a grace
  * period: refs is atomic); the list of named hist_data is event_mutex's.
  *
+ * Variables (name=expr) live in the map's elements (tmap vars with a "set"
+ * flag); a $reference to another histogram's variable is a var_ref holding
+ * a reference on that hist_data (it stays allocated) and counted in its
+ * ref_users (event_mutex: the owner cannot be removed, -EBUSY). Histograms
+ * with variables are on vars_list (event_mutex), where references are
+ * resolved at parse time. Actions (onmatch/onmax/onchange) are parsed with
+ * the histogram and hold a reference on their synthetic event.
+ *
+ * A hit (hist_fire_rec, writer context, no lock, no allocation): the key
+ * (one numeric value, or a compound key in a per-thread pad); the other
+ * histograms' variables it reads, looked up with that key (one missing: the
+ * hit is skipped, as the kernel's); the element (tracing_map insert); the
+ * sums, then the variables; then the actions with this histogram's own
+ * variables.
+ *
  * Writers read hist_data fields that never change after the trigger was
  * published, the map pointer with rcu_deref (a `clear` publishes a new map
  * and frees the old one after a grace period), the paused flag relaxed.
