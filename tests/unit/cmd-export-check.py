@@ -10,6 +10,7 @@ with at most three decimals, i.e. whole nanoseconds.
   durations JSON NREQ     --durations: ex_req_begin/end as B/E "ex_req"
   corrupt JSON TOTAL      a corrupt page: valid JSON, metadata.error, fewer records
   kernel JSON NRECORDS    tests/data/tracedat/kernel-sched.dat
+  lost JSON WRITTEN       an overwritten buffer: records + dropped counts = WRITTEN
 """
 import collections
 import decimal
@@ -212,6 +213,27 @@ def mode_kernel(d, nrec):
                            "target_cpu": 0}, "sched_wakeup %r" % wake["args"])
 
 
+def mode_lost(d, written):
+    check_common(d)
+    md = d["metadata"]
+    drops = [e for e in d["traceEvents"] if e.get("cat") == "evtrace"]
+    check(len(drops) > 0, "no events dropped event")
+    for e in drops:
+        check(e["ph"] == "i" and e["s"] == "g" and e["name"] == "events dropped", "drop %r" % e)
+        check(e["args"]["cpu"] == 0 and isinstance(e["args"]["count"], int), "drop args %r" % e)
+    total = sum(e["args"]["count"] for e in drops)
+    check(md["dropped_events"] == total, "dropped_events %s != %d" % (md["dropped_events"], total))
+    check(md["records"] == len(records(d)), "records")
+    check(md["records"] + total == written, "%s records + %d dropped != %d written" %
+          (md["records"], total, written))
+    # each drop comes just before a record of its CPU, at that record's time
+    evs = d["traceEvents"]
+    for i, e in enumerate(evs):
+        if e.get("cat") == "evtrace":
+            nxt = [x for x in evs[i + 1:] if x["ph"] != "M"][0]
+            check(nxt.get("cat") != "evtrace" and nxt["ts"] == e["ts"], "drop then %r" % nxt)
+
+
 def main():
     mode, path = sys.argv[1], sys.argv[2]
     d = load(path)
@@ -224,6 +246,8 @@ def main():
         mode_corrupt(d, int(a[0]))
     elif mode == "kernel":
         mode_kernel(d, int(a[0]))
+    elif mode == "lost":
+        mode_lost(d, int(a[0]))
     else:
         fail("mode %s" % mode)
     print("ok", mode)
