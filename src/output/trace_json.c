@@ -430,7 +430,7 @@ struct tj_state {
 	const struct tjson_opts *o;
 	struct tjw *w;
 	struct tj_set tids, pids;
-	bool tgid;	/* the current record's event has common_tgid */
+	bool tgid; /* the current record's event has common_tgid */
 	/* --durations, per event ID: 0 not looked up, 1 none, else
 	 * stem length << 9 | stem at the end << 8 | 'B' or 'E' */
 	uint32_t *pair;
