@@ -7,7 +7,7 @@
  *   {"traceEvents":[
  *   {"ph":"M","name":"process_name","pid":P,"tid":P,"ts":T,"args":{"name":"comm"}},
  *   {"ph":"M","name":"thread_name","pid":P,"tid":T,"ts":T,"args":{"name":"comm"}},
- *   {"ph":"i","s":"t","name":"sched_switch","cat":"sched","ts":5098.270171000,
+ *   {"ph":"i","s":"t","name":"sched_switch","cat":"sched","ts":5098270171.000,
  *    "pid":P,"tid":T,"args":{"prev_comm":"man",...}},
  *   ...
  *   ],
