@@ -121,8 +121,10 @@ static bool sel_filter(struct cmd_select *s, const struct evt_tracedat_record *r
 	if (!s->fstate[id]) {
 		struct filter_error ferr = { 0 };
 
-		s->fstate[id] = filter_compile(rec->event->fields, rec->event->nr_fields, s->filter,
-					       &s->fprog[id], &ferr) ? 2 : 1;
+		int ret = filter_compile(rec->event->fields, rec->event->nr_fields, s->filter,
+					 &s->fprog[id], &ferr);
+
+		s->fstate[id] = ret ? 2 : 1;
 	}
 	return s->fstate[id] == 1 && filter_match(s->fprog[id], rec->data, rec->size);
 }

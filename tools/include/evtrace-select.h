@@ -29,17 +29,21 @@ struct cmd_select {
 };
 
 /* The getopt_long entries and short options of the selection, for the command's tables. */
-#define CMD_SELECT_LONGOPTS                                                                      \
-	{ "cpu", required_argument, NULL, 'c' }, { "events", required_argument, NULL, 'e' },   \
-		{ "filter", required_argument, NULL, 'f' },                                      \
-		{ "first", required_argument, NULL, 'A' }, { "last", required_argument, NULL, 'L' }
+/* clang-format off */
+#define CMD_SELECT_LONGOPTS						\
+	{ "cpu", required_argument, NULL, 'c' },			\
+	{ "events", required_argument, NULL, 'e' },			\
+	{ "filter", required_argument, NULL, 'f' },			\
+	{ "first", required_argument, NULL, 'A' },			\
+	{ "last", required_argument, NULL, 'L' }
+/* clang-format on */
 #define CMD_SELECT_SHORTOPTS "c:e:F:"
 /* The usage lines of the selection options. */
-#define CMD_SELECT_USAGE                                                                         \
-	"  -c, --cpu CPUS      only these CPUs: 0,2,3\n"                                          \
-	"  -e, --events LIST   only these events: name, sys:name, sys:* (comma list)\n"           \
-	"  -F, --filter EXPR   only records passing EXPR (kernel filter grammar), of the\n"       \
-	"                      events that have its fields\n"                                     \
+#define CMD_SELECT_USAGE                                                                    \
+	"  -c, --cpu CPUS      only these CPUs: 0,2,3\n"                                    \
+	"  -e, --events LIST   only these events: name, sys:name, sys:* (comma list)\n"     \
+	"  -F, --filter EXPR   only records passing EXPR (kernel filter grammar), of the\n" \
+	"                      events that have its fields\n"                               \
 	"  --first/--last NS   only records in that time range (clock units)\n"
 
 /* Everything selected; the struct is large (1 MiB): allocate it. */
