@@ -120,7 +120,6 @@ static bool sel_filter(struct cmd_select *s, const struct evt_tracedat_record *r
 
 	if (!s->fstate[id]) {
 		struct filter_error ferr = { 0 };
-
 		int ret = filter_compile(rec->event->fields, rec->event->nr_fields, s->filter,
 					 &s->fprog[id], &ferr);
 
