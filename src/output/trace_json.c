@@ -671,8 +671,8 @@ static int tj_record(struct tj_state *s, const struct evt_tracedat_record *rec)
 
 	if (rec->missed) {
 		tj_begin_event(s);
-		tjw_str(w,
-			"\"ph\":\"i\",\"s\":\"g\",\"name\":\"events dropped\",\"cat\":\"evtrace\",");
+		tjw_str(w, "\"ph\":\"i\",\"s\":\"g\",\"name\":\"events dropped\",");
+		tjw_str(w, "\"cat\":\"evtrace\",");
 		tjw_ts(w, rec->ts);
 		tjw_printf(w, ",\"args\":{\"cpu\":%d,\"count\":", rec->cpu);
 		if (rec->missed == ~0ULL)
@@ -776,9 +776,8 @@ int tjson_export(struct evt_tracedat *td, const struct tjson_opts *o, struct tjs
 			goto out;
 	}
 	clock = evt_tracedat_clock(td);
-	tjw_str(w,
-		"\n],\n\"displayTimeUnit\":\"ns\",\n\"metadata\":{\"generator\":\"evtrace " EVTRACE_VERSION
-		"\"");
+	tjw_str(w, "\n],\n\"displayTimeUnit\":\"ns\",\n");
+	tjw_str(w, "\"metadata\":{\"generator\":\"evtrace " EVTRACE_VERSION "\"");
 	if (s.o->source) {
 		tjw_str(w, ",\"source\":");
 		tjw_cstr(w, s.o->source);

@@ -186,6 +186,10 @@ int main(void)
 	/* stdout: the same bytes; --format=perfetto is the default */
 	T_ASSERT_EQ(sh("%s export --format=perfetto %s > %s", EVT_TOOL, path, js2), 0);
 	T_ASSERT_EQ(sh("cmp -s %s %s", js, js2), 0);
+	/* "-": standard input, a pipe (the same JSON but metadata.source) */
+	T_ASSERT_EQ(sh("cat %s | %s export - > %s", path, EVT_TOOL, js2), 0);
+	T_ASSERT_EQ(sh("python3 %s app %s %s %d %d %s %s %s %d", check, js2, exp, TD_THREADS,
+		       TD_PER_THREAD, whex, rhex, chex, NREQ), 0);
 	/* --durations */
 	T_ASSERT_EQ(sh("%s export --durations -o %s %s", EVT_TOOL, js2, path), 0);
 	T_ASSERT_EQ(sh("python3 %s durations %s %d", check, js2, NREQ), 0);

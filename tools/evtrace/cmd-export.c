@@ -35,12 +35,13 @@ static void ex_usage(FILE *f)
 	fprintf(f,
 		"usage: evtrace export [--format=perfetto] [-o OUT.json] [--durations] [-c CPUS]\n"
 		"                      [-e EVENTS]... [-F FILTER] [--first NS] [--last NS] [FILE]\n"
-		"Convert a trace.dat file (default trace.dat) to the JSON trace event format\n"
-		"that ui.perfetto.dev and chrome://tracing open.\n"
+		"Convert a trace.dat file (default trace.dat; -: standard input) to the JSON\n"
+		"trace event format that ui.perfetto.dev and chrome://tracing open.\n"
 		"  --format FMT        perfetto (the only one; also: json, chrome)\n"
 		"  -o, --output FILE   write to FILE (default: standard output)\n"
 		"  --durations         X_begin/X_end, X_enter/X_exit, sys_enter_X/sys_exit_X\n"
-		"                      pairs (both halves in the file) as duration events\n" CMD_SELECT_USAGE);
+		"                      pairs (both halves in the file) as duration events\n");
+	fputs(CMD_SELECT_USAGE, f);
 }
 
 static bool ex_want(void *ctx, const struct evt_tracedat_record *rec)
@@ -113,6 +114,8 @@ int cmd_export(int argc, char **argv)
 	}
 	status = 1;
 	path = optind < argc ? argv[optind] : "trace.dat";
+	if (!strcmp(path, "-"))
+		path = "/dev/stdin"; /* the reader reads a pipe whole */
 	ret = evt_tracedat_open(path, &td, err, sizeof(err));
 	if (ret) {
 		cmd_error("%s: %s", path, err);
