@@ -85,6 +85,7 @@ enum hf_src {
 	SRC_EXPR,  /* lhs op rhs, or -(lhs) */
 	SRC_REF,   /* a variable's value, resolved before the hit ($name) */
 	SRC_STACK, /* the stack above the traced call (a key of 16 addresses) */
+	SRC_COMM,  /* the writing thread's name (common_comm) */
 };
 
 enum {
@@ -303,6 +304,17 @@ static void string_copy(const struct hist_field *f, char *dst, size_t size,
 	size_t off = f->offset, n = 0, max;
 	uint32_t loc;
 
+	if (f->src == SRC_COMM) {
+		/* current->comm: the thread's name (prctl is async-signal-safe) */
+		char comm[TMAP_COMM_LEN + 1] = "";
+
+		prctl(PR_GET_NAME, comm);
+		comm[TMAP_COMM_LEN] = '\0';
+		n = strnlen(comm, size - 1);
+		memcpy(dst, comm, n);
+		dst[n] = '\0';
+		return;
+	}
 	if (f->src == SRC_STR) {
 		max = f->fsize;
 	} else {
@@ -845,6 +857,12 @@ static int parse_one(struct trigger_data *td, struct hist_data *hd, struct hist_
 		f->src = SRC_CPU;
 		f->name = "common_cpu";
 		f->type = "unsigned int";
+	} else if (!strcmp(str, "common_comm") ||
+		   ((!strcmp(str, "comm") || !strcmp(str, "COMM")) && !find_field(ev, str))) {
+		flags |= HF_STRING;
+		f->src = SRC_COMM;
+		f->name = "common_comm";
+		f->type = "char[]";
 	} else if (!strcmp(str, "hitcount")) {
 		flags |= HF_HITCOUNT;
 		f->src = SRC_ONE;
