@@ -4,17 +4,21 @@
  * dlopen: the build does not need it) reads our trace.dat files as we wrote
  * them: as many entries as records, each with the CPU, time stamp, pid and
  * event id of the record, CPUs merged by time, the event's "system/name",
- * the comm we saved for the pid, the marker's text in its info; with
+ * the comm we saved for the pid, the marker as "tracing_mark_write: text"; with
  * 4 threads on every CPU, with the counter clock (raw time stamps), with
  * all records on one CPU (the others empty), with lost events (libkshark
  * adds one "missed_events" entry before each record whose page says events
- * were lost) and with no records at all.
+ * were lost), with no records at all, and with the stacktrace trigger's
+ * ftrace:kernel_stack records (their frames in the info, the empty slots not
+ * named tracing_mark_write: our kallsyms symbol is not at 0).
  * SKIP (77) when libkshark.so.2 is not installed (Debian: kernelshark).
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <sys/types.h>
+
+#include <evtrace/tracefs.h>
 
 #define CREATE_TRACE_POINTS
 #include "tracedat-tp.h"
@@ -168,8 +172,9 @@ static int32_t rec_pid(const struct td_rec *r)
  * Open @path with libkshark and check its entries against @x (records per
  * CPU in order) and our reader's view of the same file (names, comms,
  * lost-event marks). @x NULL: compare with our reader's records instead.
+ * @want_stacks: the number of ftrace:kernel_stack records (-1: not checked).
  */
-static void ks_check(const char *what, const char *path, const struct ks_expect *x)
+static void ks_check(const char *what, const char *path, const struct ks_expect *x, int want_stacks)
 {
 	struct evt_tracedat *td;
 	struct evt_tracedat_record rec;
@@ -178,7 +183,7 @@ static void ks_check(const char *what, const char *path, const struct ks_expect 
 	struct ks_entry **rows = NULL;
 	char err[200];
 	ssize_t n;
-	int sd, ret, markers = 0, seen = 0, missed_seen = 0;
+	int sd, ret, markers = 0, stacks = 0, seen = 0, missed_seen = 0;
 	int64_t last_ts = 0;
 
 	/* our reader: the records (when not given), which ones follow lost events */
@@ -281,10 +286,21 @@ static void ks_check(const char *what, const char *path, const struct ks_expect 
 		free(s);
 		if (!strcmp(want, "ftrace/print")) {
 			s = ks.get_info(e);
-			if (!s || !strstr(s, "half way there"))
+			/* its ip is the file's one kallsyms symbol, as the kernel's is */
+			if (!s || strncmp(s, "tracing_mark_write: half way there", 34))
 				t_fail("%s: marker info [%s]", what, s ? s : "(null)");
 			free(s);
 			markers++;
+		} else if (!strcmp(want, "ftrace/kernel_stack")) {
+			/* a stacktrace trigger's record: libtraceevent prints the frames */
+			s = ks.get_info(e);
+			if (getenv("KSHARK_VERBOSE"))
+				printf("%s: stack info [%s]\n", what, s ? s : "(null)");
+			/* the empty slots (0) are no symbol: trace_marker's ip is not 0 */
+			if (!s || !strstr(s, "=>") || strstr(s, "tracing_mark_write"))
+				t_fail("%s: entry %zd: stack info [%s]", what, i, s ? s : "(null)");
+			free(s);
+			stacks++;
 		} else if (i % 97 == 0) {
 			/* a sample of the others: the print format's fields come out */
 			s = ks.get_info(e);
@@ -297,6 +313,8 @@ static void ks_check(const char *what, const char *path, const struct ks_expect 
 	T_ASSERT_EQ(missed_seen, nmissed);
 	if (x && x->has_marker)
 		T_ASSERT_EQ(markers, 1);
+	if (want_stacks >= 0)
+		T_ASSERT_EQ(stacks, want_stacks);
 	for (ssize_t i = 0; i < n; i++)
 		free(rows[i]);
 	free(rows);
@@ -314,7 +332,7 @@ static void ks_run(const char *what, const char *clock, int one_cpu)
 	struct evt_instance *inst = ks_record(what, clock, one_cpu, &x);
 	char *path = td_write_tmp(inst, what);
 
-	ks_check(what, path, &x);
+	ks_check(what, path, &x, 0);
 	if (!getenv("TRACEDAT_KEEP"))
 		unlink(path);
 	free(path);
@@ -346,15 +364,31 @@ int main(void)
 		trace_td_ints(i % 7, i);
 	t_unpin();
 	path = td_write_tmp(inst, "kshark-lost");
-	ks_check("kshark-lost", path, NULL);
+	ks_check("kshark-lost", path, NULL, 0);
 	if (!getenv("TRACEDAT_KEEP"))
 		unlink(path);
 	free(path);
 
 	/* the buffer is empty now: a file with no records */
 	path = td_write_tmp(inst, "kshark-empty");
-	ks_check("kshark-empty", path, NULL);
+	ks_check("kshark-empty", path, NULL, 0);
 	unlink(path);
+	free(path);
+	T_ASSERT_OK(evt_instance_destroy(inst));
+
+	/* the stacktrace trigger's ftrace:kernel_stack records (3 of 10 events) */
+	snprintf(name, sizeof(name), "tracedat-kshark-stack-%d", (int)getpid());
+	T_ASSERT_OK(evt_instance_create(name, &inst));
+	T_ASSERT(evt_instance_event_enable(inst, "tdapp", "td_ints", true) == 1);
+	T_ASSERT_EQ(evt_tracefs_write(inst, "events/tdapp/td_ints/trigger", "stacktrace:3\n", 13,
+				      EVT_TRACEFS_APPEND),
+		    13);
+	for (int i = 0; i < 10; i++)
+		trace_td_ints(i, i);
+	path = td_write_tmp(inst, "kshark-stack");
+	ks_check("kshark-stack", path, NULL, 3);
+	if (!getenv("TRACEDAT_KEEP"))
+		unlink(path);
 	free(path);
 	T_ASSERT_OK(evt_instance_destroy(inst));
 
