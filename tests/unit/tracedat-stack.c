@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * tracedat-stack: the stacktrace trigger's ftrace:kernel_stack records,
+ * written to trace.dat and printed by our reader, come out as `trace` shows
+ * them: "<stack trace>", then one " => " line per frame the record holds
+ * (its `size`), the addresses of the record (the file has no symbols), not
+ * the 8 slots of the format's caller[8] (the record is shorter: its print
+ * format would read past it).
+ */
+#define CREATE_TRACE_POINTS
+#include "tracedat-tp.h"
+#define CREATE_TRACE_POINTS
+#include "tracedat-net-tp.h"
+
+#include <evtrace/tracefs.h>
+
+#include "tracedat-util.h"
+
+#define STACKS 3
+
+static int count_lines(const char *text, const char *prefix)
+{
+	int n = 0;
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, prefix, strlen(prefix)))
+			n++;
+	return n;
+}
+
+int main(void)
+{
+	static char trace[1 << 16];
+	struct evt_instance *inst = NULL;
+	struct evt_tracedat_record rec;
+	struct evt_tracedat *td;
+	struct td_rec *snap;
+	char name[64], err[200], lbuf[2048], want[2048], *path;
+	int nsnap, k = 0, stacks = 0, frames = 0, ret, len;
+	struct evt_seq s;
+
+	snprintf(name, sizeof(name), "tracedat-stack-%d", (int)getpid());
+	T_ASSERT_OK(evt_instance_create(name, &inst));
+	T_ASSERT(evt_instance_event_enable(inst, "tdapp", "td_ints", true) == 1);
+	T_ASSERT_EQ(evt_tracefs_write(inst, "events/tdapp/td_ints/trigger", "stacktrace:3\n", 13,
+				      EVT_TRACEFS_APPEND),
+		    13);
+	t_pin_to_cpu(0);
+	for (int i = 0; i < 5; i++)
+		trace_td_ints(i, i);
+	t_unpin();
+	nsnap = td_snapshot(inst, &snap);
+	T_ASSERT_EQ(nsnap, 5 + STACKS);
+	len = evt_instance_trace_text(inst, -1, trace, sizeof(trace));
+	T_ASSERT(len > 0 && (size_t)len < sizeof(trace));
+	path = td_write_tmp(inst, "stack");
+
+	ret = evt_tracedat_open(path, &td, err, sizeof(err));
+	if (ret)
+		t_fail("open: %d %s", ret, err);
+	while ((ret = evt_tracedat_next(td, &rec)) == 1) {
+		const struct td_rec *r;
+		const char *nl;
+		int32_t nr;
+		size_t wl;
+
+		T_ASSERT(k < nsnap);
+		r = &snap[k++]; /* one CPU: the snapshot's order */
+		T_ASSERT_EQ(rec.ts, r->ts);
+		evt_seq_init(&s, lbuf, sizeof(lbuf));
+		T_ASSERT_OK(evt_tracedat_print(td, &rec, &s));
+		lbuf[s.len] = '\0';
+		if (!rec.event || strcmp(rec.event->name, "kernel_stack"))
+			continue;
+		stacks++;
+		/* the line after the context columns, built from the record's bytes */
+		memcpy(&nr, r->data + 12, 4); /* size, after the common fields */
+		T_ASSERT(nr > 0 && nr <= 64 && 16 + (size_t)nr * 8 <= r->len);
+		wl = (size_t)snprintf(want, sizeof(want), "<stack trace>\n");
+		for (int32_t i = 0; i < nr; i++) {
+			uint64_t ip;
+
+			memcpy(&ip, r->data + 16 + (size_t)i * 8, 8);
+			wl += (size_t)snprintf(want + wl, sizeof(want) - wl, " => 0x%llx\n",
+					       (unsigned long long)ip);
+			T_ASSERT(wl < sizeof(want));
+		}
+		nl = strstr(lbuf, ": <stack trace>\n");
+		if (!nl || strcmp(nl + 2, want))
+			t_fail("stack printed as:\n%s\nwant (after the context):\n%s", lbuf, want);
+		frames += nr;
+	}
+	T_ASSERT_EQ(ret, 0);
+	T_ASSERT_EQ(k, nsnap);
+	T_ASSERT_EQ(stacks, STACKS);
+	/* as many frames as `trace` shows (it names them; we print addresses) */
+	T_ASSERT_EQ(count_lines(trace, "<stack trace>"), 0); /* not at a line start */
+	T_ASSERT_EQ(count_lines(trace, " => "), frames);
+	evt_tracedat_close(td);
+	if (!getenv("TRACEDAT_KEEP"))
+		unlink(path);
+	free(path);
+	free(snap);
+	T_ASSERT_OK(evt_instance_destroy(inst));
+	return T_PASS;
+}
