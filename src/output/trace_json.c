@@ -7,7 +7,7 @@
  *   {"traceEvents":[
  *   {"ph":"M","name":"process_name","pid":P,"tid":P,"ts":T,"args":{"name":"comm"}},
  *   {"ph":"M","name":"thread_name","pid":P,"tid":T,"ts":T,"args":{"name":"comm"}},
- *   {"ph":"i","s":"t","name":"sched_switch","cat":"sched","ts":5098.270171000,
+ *   {"ph":"i","s":"t","name":"sched_switch","cat":"sched","ts":5098270171.000,
  *    "pid":P,"tid":T,"args":{"prev_comm":"man",...}},
  *   ...
  *   ],
@@ -430,7 +430,7 @@ struct tj_state {
 	const struct tjson_opts *o;
 	struct tjw *w;
 	struct tj_set tids, pids;
-	bool tgid;	/* the current record's event has common_tgid */
+	bool tgid; /* the current record's event has common_tgid */
 	/* --durations, per event ID: 0 not looked up, 1 none, else
 	 * stem length << 9 | stem at the end << 8 | 'B' or 'E' */
 	uint32_t *pair;

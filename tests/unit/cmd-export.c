@@ -7,7 +7,8 @@
  * thread names from the saved cmdlines, strings with quotes, backslashes,
  * control characters and invalid UTF-8 escaped or replaced as python's
  * decoder replaces them; --durations makes B/E events of a begin/end pair;
- * -o writes the same bytes as stdout; a kernel-made file; a truncated file
+ * -o writes the same bytes as stdout; two kernel-made files (sched_switch and
+ * sched_wakeup; openat enter/exit, exec, exit, with and without --durations); a truncated file
  * (nothing written, the offset on stderr, exit 1); a corrupt page (valid JSON
  * up to it, metadata.error, exit 1); a write error (exit 1); usage errors (2).
  * The checks on the JSON are tests/unit/cmd-export-check.py. SKIP without python3.
@@ -178,6 +179,17 @@ int main(void)
 	T_ASSERT(nk > 0);
 	T_ASSERT_EQ(sh("%s export -o %s %s", EVT_TOOL, js2, kfile), 0);
 	T_ASSERT_EQ(sh("python3 %s kernel %s %d", check, js2, nk), 0);
+
+	/* a kernel file with syscalls (a pointer field, an enter before its exit was enabled),
+	 * exec (a __data_loc filename) and exit: instant events, then --durations */
+	free(kfile);
+	kfile = src_path("../data/tracedat/kernel-openat.dat");
+	nk = count_records(kfile, NULL);
+	T_ASSERT(nk > 0);
+	T_ASSERT_EQ(sh("%s export -o %s %s", EVT_TOOL, js2, kfile), 0);
+	T_ASSERT_EQ(sh("python3 %s openat %s %d 0", check, js2, nk), 0);
+	T_ASSERT_EQ(sh("%s export --durations -o %s %s", EVT_TOOL, js2, kfile), 0);
+	T_ASSERT_EQ(sh("python3 %s openat %s %d 1", check, js2, nk), 0);
 
 	/* truncated: the open fails, nothing is written, the offset is named, exit 1 */
 	unlink(js2);
