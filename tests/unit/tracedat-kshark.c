@@ -33,8 +33,8 @@
  * declarations are ours, from the 2.x header and checked against 2.2.1's
  * symbols and against the values below (a layout mismatch fails the test).
  * struct kshark_entry: 40 bytes; libkshark allocates each one and the
- * array of pointers, the caller frees both. kshark_get_task() and
- * kshark_get_event_name() return malloc'd strings.
+ * array of pointers, the caller frees both. kshark_get_task(),
+ * kshark_get_event_name() and kshark_get_info() return malloc'd strings.
  */
 struct ks_entry {
 	struct ks_entry *next; /* the next entry of the same CPU */
