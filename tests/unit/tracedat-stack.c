@@ -5,7 +5,9 @@
  * them: "<stack trace>", then one " => " line per frame the record holds
  * (its `size`), the addresses of the record (the file has no symbols), not
  * the 8 slots of the format's caller[8] (the record is shorter: its print
- * format would read past it).
+ * format would read past it). A trace_marker record's ip is not 0 and the
+ * file's one kallsyms symbol, tracing_mark_write, is at that ip: at 0 it
+ * would name the 0s KernelShark reads from those slots (tracedat-kshark).
  */
 #define CREATE_TRACE_POINTS
 #include "tracedat-tp.h"
@@ -35,8 +37,8 @@ int main(void)
 	struct evt_tracedat_record rec;
 	struct evt_tracedat *td;
 	struct td_rec *snap;
-	char name[64], err[200], lbuf[2048], want[2048], *path;
-	int nsnap, k = 0, stacks = 0, frames = 0, ret, len;
+	char name[64], err[200], lbuf[2048], want[2048], ksym[64] = "", *path;
+	int nsnap, k = 0, stacks = 0, frames = 0, marks = 0, ret, len;
 	struct evt_seq s;
 
 	snprintf(name, sizeof(name), "tracedat-stack-%d", (int)getpid());
@@ -48,9 +50,10 @@ int main(void)
 	t_pin_to_cpu(0);
 	for (int i = 0; i < 5; i++)
 		trace_td_ints(i, i);
+	T_ASSERT_EQ(evt_instance_trace_marker(inst, "mark", 4), 4);
 	t_unpin();
 	nsnap = td_snapshot(inst, &snap);
-	T_ASSERT_EQ(nsnap, 5 + STACKS);
+	T_ASSERT_EQ(nsnap, 5 + STACKS + 1);
 	len = evt_instance_trace_text(inst, -1, trace, sizeof(trace));
 	T_ASSERT(len > 0 && (size_t)len < sizeof(trace));
 	path = td_write_tmp(inst, "stack");
@@ -70,6 +73,17 @@ int main(void)
 		evt_seq_init(&s, lbuf, sizeof(lbuf));
 		T_ASSERT_OK(evt_tracedat_print(td, &rec, &s));
 		lbuf[s.len] = '\0';
+		if (rec.event && !strcmp(rec.event->name, "print")) {
+			uint64_t ip;
+
+			T_ASSERT(rec.size >= 20);
+			memcpy(&ip, (const char *)rec.data + 12, 8); /* after the common fields */
+			T_ASSERT(ip != 0);
+			snprintf(ksym, sizeof(ksym), "%016llx T tracing_mark_write\n",
+				 (unsigned long long)ip);
+			marks++;
+			continue;
+		}
 		if (!rec.event || strcmp(rec.event->name, "kernel_stack"))
 			continue;
 		stacks++;
@@ -93,6 +107,20 @@ int main(void)
 	T_ASSERT_EQ(ret, 0);
 	T_ASSERT_EQ(k, nsnap);
 	T_ASSERT_EQ(stacks, STACKS);
+	T_ASSERT_EQ(marks, 1);
+	{
+		/* kallsyms (u32 size, then the text) names the marker's ip */
+		static char file[1 << 16];
+		FILE *f = fopen(path, "r");
+		size_t n;
+
+		T_ASSERT(f);
+		n = fread(file, 1, sizeof(file), f);
+		fclose(f);
+		T_ASSERT(n > 0);
+		if (!memmem(file, n, ksym, strlen(ksym)))
+			t_fail("no kallsyms line [%.*s] in the file", (int)strlen(ksym) - 1, ksym);
+	}
 	/* as many frames as `trace` shows (it names them; we print addresses) */
 	T_ASSERT_EQ(count_lines(trace, "<stack trace>"), 0); /* not at a line start */
 	T_ASSERT_EQ(count_lines(trace, " => "), frames);
