@@ -3,13 +3,14 @@
 #
 # tools/kshark-screenshot.sh FILE.dat OUT.png [SECONDS] - open a trace.dat in KernelShark on a
 # private virtual display (Xvfb), wait SECONDS (8) for it to load, save a screenshot of the
-# screen as OUT.png (trimmed to the window), and stop what it started. As root, KernelShark runs as user nobody (as
-# root it first shows a modal "running with Root privileges" box). Exit 77 when Xvfb,
-# kernelshark or ImageMagick's import is missing (apt-get install xvfb kernelshark imagemagick).
-# Its messages (e.g. 'plugin "sched_events" failed to initialize', harmless) go to OUT.png.log.
+# screen as OUT.png (trimmed to the window), and stop what it started. As root, KernelShark
+# runs as user nobody (as root it first shows a modal "running with Root privileges" box).
+# Exit 77 when Xvfb, kernelshark or ImageMagick's import is missing (apt-get install xvfb
+# kernelshark imagemagick). Its messages (e.g. 'plugin "sched_events" failed to initialize',
+# harmless) go to OUT.png.log.
 set -eu
 if [ $# -lt 2 ]; then
-	sed -n '4,9s/^# \{0,1\}//p' "$0"
+	sed -n '4,10s/^# \{0,1\}//p' "$0"
 	exit 2
 fi
 dat=$1

@@ -295,6 +295,12 @@ void writer_init(void);
  */
 int event_trace_stack(struct evt_instance *inst);
 
+/*
+ * The return addresses above the traced call site (at most @max) into @ips
+ * (hist's stacktrace keys). Return: how many. Context: as event_trace_stack().
+ */
+int event_stack_frames(uint64_t *ips, int max);
+
 /* The writer's thread identity (cached; reset in a fork child). */
 pid_t event_current_tid(void);
 pid_t event_current_tgid(void);

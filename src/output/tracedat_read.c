@@ -1230,41 +1230,6 @@ static long long rec_int(const struct evt_tracedat_record *rec, const char *name
 	return v;
 }
 
-/*
- * ftrace:kernel_stack as the kernel's trace_stack_print(): "<stack trace>", then
- * the record's `size` frames (its format says caller[8], but the record holds
- * `size` of them: its print format would read past the record), as addresses:
- * the file has no symbols for them. An element of all ones ends the list early
- * (older kernels).
- */
-static void print_stack(const struct evt_tracedat_record *rec, struct evt_seq *s)
-{
-	const struct evt_field *f = find_field(rec->event, "caller");
-	long long nr = rec_int(rec, "size");
-
-	evt_seq_puts(s, "<stack trace>\n");
-	if (!f || (f->elem_size != 8 && f->elem_size != 4))
-		return;
-	for (long long i = 0; i < nr; i++) {
-		size_t off = f->offset + (size_t)i * f->elem_size;
-		uint64_t ip = 0;
-
-		if (off + f->elem_size > rec->size)
-			break;
-		if (f->elem_size == 8) {
-			memcpy(&ip, (const char *)rec->data + off, 8);
-		} else {
-			uint32_t ip32;
-
-			memcpy(&ip32, (const char *)rec->data + off, 4);
-			ip = ip32 == UINT32_MAX ? UINT64_MAX : ip32;
-		}
-		if (ip == UINT64_MAX)
-			break;
-		evt_seq_printf(s, " => 0x%llx\n", (unsigned long long)ip);
-	}
-}
-
 int evt_tracedat_print(const struct evt_tracedat *td, const struct evt_tracedat_record *rec,
 		       struct evt_seq *s)
 {
@@ -1314,6 +1279,26 @@ int evt_tracedat_print(const struct evt_tracedat *td, const struct evt_tracedat_
 			type = t;
 		}
 		evt_seq_printf(s, "Unknown type %u\n", type);
+	} else if (!strcmp(rec->event->system, "ftrace") &&
+		   !strcmp(rec->event->name, "kernel_stack")) {
+		/* as the kernel's trace_stack_print(): `size` callers, up to ULONG_MAX (the
+		 * format's caller[8] is not the record's length); addresses only, the
+		 * file has no symbols of the program that recorded them */
+		const struct evt_field *f = find_field(rec->event, "caller");
+		long long nr = rec_int(rec, "size");
+
+		evt_seq_puts(s, "<stack trace>\n");
+		for (long long i = 0; f && f->elem_size == 8 && i < nr; i++) {
+			size_t off = f->offset + (size_t)i * 8;
+			uint64_t ip;
+
+			if (off + 8 > rec->size)
+				break;
+			memcpy(&ip, (const unsigned char *)rec->data + off, 8);
+			if (ip == UINT64_MAX)
+				break;
+			evt_seq_printf(s, " => 0x%llx\n", (unsigned long long)ip);
+		}
 	} else if (!strcmp(rec->event->system, "ftrace") && !strcmp(rec->event->name, "print")) {
 		const struct evt_field *f = find_field(rec->event, "buf");
 		const char *text = f && f->offset < rec->size ?
@@ -1324,9 +1309,6 @@ int evt_tracedat_print(const struct evt_tracedat *td, const struct evt_tracedat_
 		evt_seq_printf(s, "tracing_mark_write: %.*s", (int)n, text);
 		if (!n || text[n - 1] != '\n')
 			evt_seq_putc(s, '\n');
-	} else if (!strcmp(rec->event->system, "ftrace") &&
-		   !strcmp(rec->event->name, "kernel_stack")) {
-		print_stack(rec, s);
 	} else {
 		evt_seq_printf(s, "%s: ", rec->event->name);
 		if (tev->pf)

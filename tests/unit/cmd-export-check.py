@@ -11,6 +11,8 @@ with at most three decimals, i.e. whole nanoseconds.
   corrupt JSON TOTAL      a corrupt page: valid JSON, metadata.error, fewer records
   kernel JSON NRECORDS    tests/data/tracedat/kernel-sched.dat
   openat JSON NRECORDS DURATIONS  tests/data/tracedat/kernel-openat.dat (DURATIONS 0 or 1)
+  select JSON TOTAL COUNT NAMES [FIELD=VALUE]   -e/-F: COUNT records, all of NAMES
+      (comma list), each with args FIELD == VALUE when given; metadata.skipped = TOTAL - COUNT
   lost JSON WRITTEN       an overwritten buffer: records + dropped counts = WRITTEN
 """
 import collections
@@ -265,6 +267,20 @@ def mode_openat(d, nrec, durations):
             check(a["comm"] == names.get(e["tid"]) and a["pid"] == e["tid"], "exit %r" % a)
 
 
+def mode_select(d, total, count, names, field=None):
+    check_common(d)
+    recs = records(d)
+    md = d["metadata"]
+    check(len(recs) == count and md["records"] == count, "%d records, want %d" %
+          (len(recs), count))
+    check(md.get("skipped", 0) == total - count, "skipped %r, want %d" %
+          (md.get("skipped"), total - count))
+    check(all(e["name"] in names.split(",") for e in recs), "names")
+    if field:
+        k, v = field.split("=")
+        check(all(e["args"].get(k) == int(v) for e in recs), "%s" % field)
+
+
 def main():
     mode, path = sys.argv[1], sys.argv[2]
     d = load(path)
@@ -279,6 +295,8 @@ def main():
         mode_kernel(d, int(a[0]))
     elif mode == "openat":
         mode_openat(d, int(a[0]), int(a[1]))
+    elif mode == "select":
+        mode_select(d, int(a[0]), int(a[1]), a[2], a[3] if len(a) > 3 else None)
     elif mode == "lost":
         mode_lost(d, int(a[0]))
     else:
