@@ -8,9 +8,10 @@
  * 4 threads on every CPU, with the counter clock (raw time stamps), with
  * all records on one CPU (the others empty), with lost events (libkshark
  * adds one "missed_events" entry before each record whose page says events
- * were lost), with no records at all, and with the stacktrace trigger's
- * ftrace:kernel_stack records (their frames in the info, the empty slots not
- * named tracing_mark_write: our kallsyms symbol is not at 0).
+ * were lost), with no records at all, with gaps that need time-extend
+ * entries, and with the stacktrace trigger's ftrace:kernel_stack records
+ * (their frames in the info, the empty slots not named tracing_mark_write:
+ * our kallsyms symbol is not at 0).
  * SKIP (77) when libkshark.so.2 is not installed (Debian: kernelshark).
  */
 #include <dlfcn.h>
@@ -373,6 +374,34 @@ int main(void)
 	path = td_write_tmp(inst, "kshark-empty");
 	ks_check("kshark-empty", path, NULL, 0);
 	unlink(path);
+	free(path);
+	T_ASSERT_OK(evt_instance_destroy(inst));
+
+	/* gaps over 2^27 ns between records: time-extend entries in the pages */
+	snprintf(name, sizeof(name), "tracedat-kshark-extend-%d", (int)getpid());
+	T_ASSERT_OK(evt_instance_create(name, &inst));
+	T_ASSERT(evt_instance_event_enable(inst, "tdapp", "td_ints", true) == 1);
+	for (int i = 0; i < 3; i++) {
+		trace_td_ints(i, i);
+		usleep(150 * 1000); /* > 134.2 ms: the next delta needs an extend */
+	}
+	path = td_write_tmp(inst, "kshark-extend");
+	{
+		struct evt_tracedat_record rec;
+		struct evt_tracedat *td;
+		uint64_t prev = 0;
+		char err[200];
+		int n = 0;
+
+		T_ASSERT_OK(evt_tracedat_open(path, &td, err, sizeof(err)));
+		for (; evt_tracedat_next(td, &rec) == 1; n++, prev = rec.ts)
+			T_ASSERT(!n || rec.ts - prev > (1ULL << 27));
+		T_ASSERT_EQ(n, 3);
+		evt_tracedat_close(td);
+	}
+	ks_check("kshark-extend", path, NULL, 0);
+	if (!getenv("TRACEDAT_KEEP"))
+		unlink(path);
 	free(path);
 	T_ASSERT_OK(evt_instance_destroy(inst));
 
