@@ -17,5 +17,6 @@
 #include <evtrace/instance.h>
 #include <evtrace/tracefs.h>
 #include <evtrace/tracedat.h>
+#include <evtrace/control.h>
 
 #endif /* EVTRACE_EVTRACE_H */
