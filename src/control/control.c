@@ -70,6 +70,7 @@ static struct {
 	struct ctl_conn conns[CTL_MAX_CONNS];
 	int nr_conns;			/* connection threads alive */
 	int consumers;			/* connections holding a buffer */
+	bool consumer_seen;		/* a GETBUF succeeded since start */
 	char consumer_inst[CTL_MAX_CONNS][64];	/* the instance each holder holds */
 } ctl = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -431,6 +432,8 @@ static int do_getbuf(struct conn_ctx *cx, const struct ctl_request *req)
 		snprintf(ctl.consumer_inst[cx->slot], sizeof(ctl.consumer_inst[0]), "%s",
 			 req->path);
 		ctl.consumers++;
+		ctl.consumer_seen = true;
+		pthread_cond_broadcast(&ctl.cond);
 	}
 	pthread_mutex_unlock(&ctl.lock);
 	if (status)
@@ -737,10 +740,14 @@ static double exit_wait_seconds(void)
 /*
  * At exit: while a consumer holds a buffer, give it time to drain what is
  * left and fetch the names it needs (PING says "exiting"); then remove the
- * socket. The connection threads are not joined: exit() ends them.
+ * socket. With EVTRACE_CONTROL_AWAIT=1 (evtrace record sets it for the
+ * program it starts) a program that ends before its consumer came waits
+ * for it to come, too. The connection threads are not joined: exit() ends them.
  */
 static void ctl_atexit(void)
 {
+	const char *aw = getenv("EVTRACE_CONTROL_AWAIT");
+	bool await = aw && !strcmp(aw, "1");
 	struct timespec until;
 	double wait;
 
@@ -758,7 +765,7 @@ static void ctl_atexit(void)
 		until.tv_sec++;
 		until.tv_nsec -= 1000000000L;
 	}
-	while (ctl.consumers > 0)
+	while (ctl.consumers > 0 || (await && !ctl.consumer_seen))
 		if (pthread_cond_timedwait(&ctl.cond, &ctl.lock, &until) == ETIMEDOUT)
 			break;
 	unlink(ctl.path);
