@@ -23,18 +23,20 @@
 
 static char out[1 << 22];
 
+/* @needle in the line at @l (not beyond its end), or NULL. */
+static const char *in_line(const char *l, const char *needle)
+{
+	return memmem(l, strcspn(l, "\n"), needle, strlen(needle));
+}
+
 /* The lines of @text that contain @needle. */
 static int count_lines(const char *text, const char *needle)
 {
 	int n = 0;
 
-	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		const char *e = strchr(l, '\n');
-		const char *f = strstr(l, needle);
-
-		if (f && (!e || f < e))
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (in_line(l, needle))
 			n++;
-	}
 	return n;
 }
 
@@ -67,11 +69,11 @@ static int parse_ticks(const char *text, bool ns, struct tick *v, int max)
 
 	for (const char *l = text; l && *l && n < max;
 	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		const char *e = strchr(l, '\n'), *ev = strstr(l, "ctl_tick: "), *br, *dash;
+		const char *ev = in_line(l, "ctl_tick: "), *br, *dash;
 		unsigned long long sec, frac;
 		const char *t;
 
-		if (!ev || (e && ev > e))
+		if (!ev)
 			continue;
 		br = strchr(l, '[');
 		if (!br || br > ev)

@@ -564,6 +564,7 @@ static void undo(struct rec *r)
 	}
 	free(r->undo_path);
 	free(r->undo_data);
+	r->undo_path = r->undo_data = NULL;
 	r->nundo = 0;
 }
 
@@ -800,7 +801,15 @@ int cmd_record(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	ret = ctl_get_buffer(r->c, NULL, &fd, &r->bi);
+	/* another consumer that is about to let go (a previous record) gets 2 s */
+	for (int i = 0; i < 100; i++) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+		ret = ctl_get_buffer(r->c, NULL, &fd, &r->bi);
+		if (ret != -EBUSY || cmd_stop)
+			break;
+		nanosleep(&ts, NULL);
+	}
 	if (ret) {
 		cmd_error("record: process %d: the ring buffer: %s%s", (int)ctl_client_info(r->c)->pid,
 			  strerror(-ret), ret == -EBUSY ? " (another consumer has it)" : "");
@@ -840,8 +849,7 @@ int cmd_record(int argc, char **argv)
 	r->start = r->last_status = status_now();
 	ret = record_loop(r) ? 1 : 0;
 	status(r, true);
-	if (r->c)
-		undo(r);
+	undo(r);
 	if (r->c) {
 		fetch_meta(r);
 		/* let the process finish its exit (it waits for its consumer) */
@@ -860,6 +868,7 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 out:
+	undo(r);	/* on an error path too: an attached process is left as it was */
 	if (r->c)
 		ctl_close(r->c);
 	if (r->child > 0) {
