@@ -998,10 +998,11 @@ static void src_free(struct rec_src *s)
 static int record_loop(struct rec *r)
 {
 	double last_meta = status_now();
+	long idle_ms = 1;
 	int left = r->nsrc;
 
 	while (left > 0) {
-		struct timespec ts = { 0, REC_POLL_MS * 1000 * 1000 };
+		struct timespec ts = { 0, idle_ms * 1000 * 1000 };
 		bool stop = cmd_stop != 0, meta = false;
 		long got = 0;
 		int st;
@@ -1050,8 +1051,18 @@ static int record_loop(struct rec *r)
 			}
 		}
 		status(r, false);
-		if (left > 0 && got == 0)
+		/*
+		 * Nothing came: sleep, 1 ms after a busy round, twice as long after
+		 * each idle one, up to REC_POLL_MS. A buffer that fills in tens of
+		 * milliseconds under a flood is read every millisecond or so.
+		 */
+		if (left > 0 && got == 0) {
 			nanosleep(&ts, NULL);
+			if (idle_ms < REC_POLL_MS)
+				idle_ms *= 2;
+		} else {
+			idle_ms = 1;
+		}
 	}
 	return 0;
 }
