@@ -77,7 +77,7 @@ static void pin(int i)
 
 struct writer {
 	int id;
-	double rate;		/* events/s for this thread; 0: as fast as possible */
+	double rate; /* events/s for this thread; 0: as fast as possible */
 	double seconds;
 	unsigned long long written;
 };
@@ -236,7 +236,7 @@ int main(int argc, char **argv)
 	if (sl <= 0 || !mkdtemp(tmpl))
 		return 1;
 	self[sl] = '\0';
-	setenv("EVTRACE_CONTROL_DIR", tmpl, 1);	/* private sockets (a subdirectory is made) */
+	setenv("EVTRACE_CONTROL_DIR", tmpl, 1); /* private sockets (a subdirectory is made) */
 	{
 		char d[600];
 
@@ -245,7 +245,8 @@ int main(int argc, char **argv)
 	}
 	bench_cpu_model(model, sizeof(model));
 	printf("record: %s, %ld CPUs, %g s per trial, 24-byte records (ctltest:ctl_tick), "
-	       "default buffer\n", model, sysconf(_SC_NPROCESSORS_ONLN), seconds);
+	       "default buffer\n",
+	       model, sysconf(_SC_NPROCESSORS_ONLN), seconds);
 
 	/* raw: the top instance, this event, no reader */
 	evt_instance_event_enable(evt_instance_top(), "ctltest", "ctl_tick", true);
@@ -265,7 +266,9 @@ int main(int argc, char **argv)
 		while (rate <= raw[t] * 2) {
 			r = trial(self, tmpl, t, rate, seconds);
 			printf("  %dt  %12.0f events/s: %s\n", t, rate,
-			       r > 0 ? "no loss" : r == 0 ? "LOSS" : "failed");
+			       r > 0  ? "no loss" :
+			       r == 0 ? "LOSS" :
+					"failed");
 			if (r < 0) {
 				fprintf(stderr, "record: a trial failed\n");
 				return 1;
@@ -282,7 +285,9 @@ int main(int argc, char **argv)
 			rate = (lo + hi) / 2;
 			r = trial(self, tmpl, t, rate, seconds);
 			printf("  %dt  %12.0f events/s: %s\n", t, rate,
-			       r > 0 ? "no loss" : r == 0 ? "LOSS" : "failed");
+			       r > 0  ? "no loss" :
+			       r == 0 ? "LOSS" :
+					"failed");
 			if (r < 0)
 				return 1;
 			if (r)

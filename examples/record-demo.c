@@ -84,7 +84,8 @@ int main(int argc, char **argv)
 			seconds = atof(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: record-demo [-t THREADS] [-n REQUESTS] [-d SECONDS]\n");
+			fprintf(stderr,
+				"usage: record-demo [-t THREADS] [-n REQUESTS] [-d SECONDS]\n");
 			return 2;
 		}
 	}
@@ -95,7 +96,7 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_stop);
 	signal(SIGTERM, on_stop);
 	if (seconds == 0)
-		seconds = 1e9;	/* until Ctrl-C */
+		seconds = 1e9; /* until Ctrl-C */
 	for (int i = 0; i < threads; i++)
 		pthread_create(&t[i], NULL, worker, (void *)(long)i);
 	for (int i = 0; i < threads; i++)

@@ -155,7 +155,8 @@ int main(int argc, char **argv)
 	}
 	evt_tracedat_close(td);
 	printf("ctltest records (pid %d): %lld; recdemo records (pid %d): %lld (%lld starts, %lld "
-	       "done); missed %llu; %s, %s, %s\n", (int)a, na, (int)b, nb, nstart, ndone, missed,
+	       "done); missed %llu; %s, %s, %s\n",
+	       (int)a, na, (int)b, nb, nstart, ndone, missed,
 	       backwards ? "TIME GOES BACK" : "time ordered",
 	       mixed ? "EVENTS OF THE WRONG PROCESS" : "events with their process",
 	       gap ? "GAP" : "no gap");

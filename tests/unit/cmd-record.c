@@ -18,7 +18,7 @@
 
 #include "cmd-record-util.h"
 
-#define THREADS	4
+#define THREADS 4
 #define COUNT	3000
 
 static char out[1 << 22];
@@ -41,7 +41,7 @@ static int count_lines(const char *text, const char *needle)
 }
 
 struct tick {
-	unsigned long long us;	/* time stamp, microseconds (the kernel's rounding) */
+	unsigned long long us; /* time stamp, microseconds (the kernel's rounding) */
 	int cpu, pid, worker;
 	unsigned long long seq;
 };
@@ -125,10 +125,11 @@ static int oracle(const char *file, const char *ours)
 	for (int i = 0; i < na; i++)
 		if (tick_cmp(&a[i], &b[i]) || a[i].pid != b[i].pid) {
 			if (!bad)
-				fprintf(stderr, "first difference at %d: trace-cmd %d [%d] %llu us w=%d "
-					"s=%llu; evtrace %d [%d] %llu us w=%d s=%llu\n", i, a[i].pid,
-					a[i].cpu, a[i].us, a[i].worker, a[i].seq, b[i].pid, b[i].cpu,
-					b[i].us, b[i].worker, b[i].seq);
+				fprintf(stderr,
+					"first difference at %d: trace-cmd %d [%d] %llu us w=%d "
+					"s=%llu; evtrace %d [%d] %llu us w=%d s=%llu\n",
+					i, a[i].pid, a[i].cpu, a[i].us, a[i].worker, a[i].seq,
+					b[i].pid, b[i].cpu, b[i].us, b[i].worker, b[i].seq);
 			bad++;
 		}
 	T_ASSERT_EQ(bad, 0);
@@ -168,8 +169,8 @@ int main(int argc, char **argv)
 
 	/* record the whole run */
 	{
-		char *a[] = { "evtrace", "record", "-q", "-e", "ctltest:*", "-o", file, "--", self,
-			      "--child", threads, count, NULL };
+		char *a[] = { "evtrace", "record", "-q",      "-e",    "ctltest:*", "-o", file,
+			      "--",	 self,	   "--child", threads, count,	    NULL };
 
 		st = crt_tool(out, sizeof(out), a);
 		T_ASSERT_EQ(st, 0);
@@ -204,9 +205,21 @@ int main(int argc, char **argv)
 
 	/* a filter: only worker 1's ticks with seq < 100 */
 	{
-		char *a[] = { "evtrace", "record", "-q", "-e", "ctltest:ctl_tick", "-f",
-			      "worker == 1 && seq < 100", "-o", file2, "--", self, "--child", threads,
-			      count, NULL };
+		char *a[] = { "evtrace",
+			      "record",
+			      "-q",
+			      "-e",
+			      "ctltest:ctl_tick",
+			      "-f",
+			      "worker == 1 && seq < 100",
+			      "-o",
+			      file2,
+			      "--",
+			      self,
+			      "--child",
+			      threads,
+			      count,
+			      NULL };
 
 		T_ASSERT_EQ(crt_tool(out, sizeof(out), a), 0);
 		T_ASSERT_OK(crt_read_file(file2, &cnt));

@@ -43,33 +43,33 @@
 #include "evtrace-cmd.h"
 #include "output/tracedat_internal.h"
 
-#define REC_MAX_EVENTS	128
-#define REC_MAX_SRC	16
-#define REC_POLL_MS	50
-#define REC_ID_MAX	65536
+#define REC_MAX_EVENTS 128
+#define REC_MAX_SRC    16
+#define REC_POLL_MS    50
+#define REC_ID_MAX     65536
 
 struct rec_event {
-	char *spec;		/* as given: sys:name, sys:*, sys, name */
-	char *filter;		/* -f after it, or NULL */
-	char *trigger[8];	/* -T after it */
+	char *spec;	  /* as given: sys:name, sys:*, sys, name */
+	char *filter;	  /* -f after it, or NULL */
+	char *trigger[8]; /* -T after it */
 	int ntrig;
 };
 
 struct rec_fmt {
 	char *system, *name, *text;
 	size_t len;
-	unsigned int id;	/* the "ID:" of the text */
+	unsigned int id; /* the "ID:" of the text */
 };
 
 /* One traced process. */
 struct rec_src {
 	pid_t pid;
-	struct ctl_client *c;	/* NULL once the process is gone or done */
+	struct ctl_client *c; /* NULL once the process is gone or done */
 	struct evt_ring_buffer *rb;
 	struct ctl_bufinfo bi;
-	int fd;			/* the memfd, -1 */
+	int fd; /* the memfd, -1 */
 	bool done;
-	int *spool;		/* per CPU spool file */
+	int *spool; /* per CPU spool file */
 	uint64_t *spool_bytes;
 	/* what the file needs from the process, fetched while it lives */
 	struct rec_fmt *fmts;
@@ -87,9 +87,9 @@ struct rec {
 	struct rec_event ev[REC_MAX_EVENTS];
 	int nev;
 	const char *output;
-	pid_t pids[REC_MAX_SRC];	/* -p */
+	pid_t pids[REC_MAX_SRC]; /* -p */
 	int npids;
-	pid_t child;			/* started by us */
+	pid_t child; /* started by us */
 	bool stats, quiet;
 	struct rec_src src[REC_MAX_SRC];
 	int nsrc;
@@ -100,7 +100,7 @@ struct rec {
 	double start, last_status;
 	uint64_t last_records;
 	double rate;
-	int status_on;			/* 1 terminal, 2 --stats */
+	int status_on; /* 1 terminal, 2 --stats */
 };
 
 static void rec_usage(FILE *f)
@@ -115,9 +115,10 @@ static void rec_usage(FILE *f)
 		"  -o, --output FILE     the file (default trace.dat)\n"
 		"  -p, --pid PID         attach to a running process (repeatable: one file, the\n"
 		"                        processes merged by time stamp)\n"
-		"  --stats               print the final status line when stderr is not a terminal\n"
+		"  --stats               the final status line also when stderr is no terminal\n"
 		"  -q, --quiet           no status line\n"
-		"Ctrl-C stops; with CMD, its exit stops too. Everything in the buffers is drained.\n");
+		"Ctrl-C stops; with CMD, its exit stops too. The buffers are drained to the\n"
+		"end.\n");
 }
 
 /* --- fetching what the file needs --------------------------------------------------- */
@@ -212,7 +213,7 @@ static int fetch_meta(struct rec_src *s)
 
 			snprintf(path, sizeof(path), "%s/%s/format", dir, ev.v[j]);
 			n = ctl_read(s->c, path, &text);
-			if (n == -ENOENT || n == -ENODEV) {	/* gone meanwhile */
+			if (n == -ENOENT || n == -ENODEV) { /* gone meanwhile */
 				free(text);
 				continue;
 			}
@@ -221,7 +222,8 @@ static int fetch_meta(struct rec_src *s)
 				break;
 			}
 			if (nfmts == cap) {
-				struct rec_fmt *nf = realloc(fmts, (cap ? cap * 2 : 32) * sizeof(*nf));
+				struct rec_fmt *nf =
+					realloc(fmts, (cap ? cap * 2 : 32) * sizeof(*nf));
 
 				if (!nf) {
 					free(text);
@@ -374,7 +376,8 @@ static uint64_t losses(const struct rec *r)
 		if (s->missed)
 			n += s->missed;
 		else if (s->rb)
-			n += evt_ring_buffer_dropped_events(s->rb) + evt_ring_buffer_overruns(s->rb);
+			n += evt_ring_buffer_dropped_events(s->rb) +
+			     evt_ring_buffer_overruns(s->rb);
 	}
 	return n;
 }
@@ -432,8 +435,8 @@ static char *retext(const struct rec_fmt *f, unsigned int id, size_t *lenp)
  * line) takes the id already there; else its own id if free, else a new
  * one. Fills each source's idmap where an id changed.
  */
-static int merge_formats(struct rec *r, struct tracedat_format **tfp, size_t *ntfp,
-			 char ***ownedp, size_t *nownedp)
+static int merge_formats(struct rec *r, struct tracedat_format **tfp, size_t *ntfp, char ***ownedp,
+			 size_t *nownedp)
 {
 	struct tracedat_format *tf = NULL;
 	const struct rec_fmt **by_id = calloc(REC_ID_MAX, sizeof(*by_id));
@@ -511,7 +514,8 @@ static int merge_formats(struct rec *r, struct tracedat_format **tfp, size_t *nt
 			}
 			by_id[id] = f;
 			if (ntf == cap) {
-				struct tracedat_format *nt = realloc(tf, (cap ? cap * 2 : 64) * sizeof(*nt));
+				struct tracedat_format *nt =
+					realloc(tf, (cap ? cap * 2 : 64) * sizeof(*nt));
 
 				if (!nt)
 					goto nomem;
@@ -556,7 +560,8 @@ static void page_remap(unsigned char *page, unsigned int size, const uint16_t *m
 	if (evt_rb_page_iter_init(&it, page, size))
 		return;
 	while (evt_rb_page_iter_next(&it, &ev, NULL) > 0) {
-		unsigned char *data = evt_ring_buffer_event_data((struct evt_ring_buffer_event *)ev);
+		unsigned char *data =
+			evt_ring_buffer_event_data((struct evt_ring_buffer_event *)ev);
 		uint16_t type;
 
 		/* the iterator checked the entry lies in the page; the type is its first 2 bytes */
@@ -771,8 +776,8 @@ static int setup_events(struct rec *r, struct rec_src *s)
 		if (n <= 0) {
 			/* with CMD, it may register later: EVTRACE_EVENTS enables it then */
 			if (attached || r->ev[i].filter || r->ev[i].ntrig) {
-				cmd_error("record: no event matches '%s' in process %d", r->ev[i].spec,
-					  (int)ctl_client_info(s->c)->pid);
+				cmd_error("record: no event matches '%s' in process %d",
+					  r->ev[i].spec, (int)ctl_client_info(s->c)->pid);
 				ret = -1;
 			}
 			free_names(&files);
@@ -814,7 +819,8 @@ static void undo(struct rec_src *s)
 	for (int i = s->nundo; i-- > 0;) {
 		if (s->c)
 			ctl_write(s->c, s->undo_path[i], s->undo_data[i], strlen(s->undo_data[i]),
-				  strstr(s->undo_path[i], "/trigger") ? CTL_WF_APPEND : CTL_WF_TRUNC,
+				  strstr(s->undo_path[i], "/trigger") ? CTL_WF_APPEND :
+									CTL_WF_TRUNC,
 				  NULL, 0);
 		free(s->undo_path[i]);
 		free(s->undo_data[i]);
@@ -845,7 +851,13 @@ static pid_t start_child(struct rec *r, char **argv)
 	if (pid != 0)
 		return pid;
 	setenv("EVTRACE_CONTROL", "1", 1);
-	setenv("EVTRACE_CONTROL_AWAIT", "1", 1);
+	{
+		char me[24];
+
+		/* only this process waits at exit for us, not the ones it starts */
+		snprintf(me, sizeof(me), "%d", (int)getpid());
+		setenv("EVTRACE_CONTROL_AWAIT", me, 1);
+	}
 	if (!getenv("EVTRACE_CONTROL_EXIT_WAIT"))
 		setenv("EVTRACE_CONTROL_EXIT_WAIT", "10", 1);
 	setenv("EVTRACE_EVENTS", r->nev ? events : "*", 1);
@@ -877,7 +889,8 @@ static struct ctl_client *connect_child(struct rec *r)
 		}
 		if (status_now() > deadline) {
 			cmd_error("record: no control socket from process %d after 10 s (is it "
-				  "linked with libevtrace?)", (int)r->child);
+				  "linked with libevtrace?)",
+				  (int)r->child);
 			return NULL;
 		}
 		nanosleep(&ts, NULL);
@@ -910,8 +923,9 @@ static int src_attach(struct rec *r, struct rec_src *s, const char *output)
 		nanosleep(&ts, NULL);
 	}
 	if (ret) {
-		cmd_error("record: process %d: the ring buffer: %s%s", (int)ctl_client_info(s->c)->pid,
-			  strerror(-ret), ret == -EBUSY ? " (another consumer has it)" : "");
+		cmd_error("record: process %d: the ring buffer: %s%s",
+			  (int)ctl_client_info(s->c)->pid, strerror(-ret),
+			  ret == -EBUSY ? " (another consumer has it)" : "");
 		return -1;
 	}
 	ret = evt_ring_buffer_map(s->fd, &s->rb);
@@ -923,14 +937,15 @@ static int src_attach(struct rec *r, struct rec_src *s, const char *output)
 		r->page_size = s->bi.page_size;
 	if (s->bi.page_size != r->page_size || s->bi.nr_cpus == 0) {
 		cmd_error("record: process %d has pages of %u bytes, process %d of %u: one file "
-			  "cannot hold both", (int)s->pid, s->bi.page_size, (int)r->src[0].pid,
-			  r->page_size);
+			  "cannot hold both",
+			  (int)s->pid, s->bi.page_size, (int)r->src[0].pid, r->page_size);
 		return -1;
 	}
 	if (strcmp(s->bi.clock, r->src[0].bi.clock))
-		fprintf(stderr, "evtrace: record: warning: process %d uses clock %s, process %d %s:"
-			" their time stamps do not compare\n", (int)s->pid, s->bi.clock,
-			(int)r->src[0].pid, r->src[0].bi.clock);
+		fprintf(stderr,
+			"evtrace: record: warning: process %d uses clock %s, process %d %s:"
+			" their time stamps do not compare\n",
+			(int)s->pid, s->bi.clock, (int)r->src[0].pid, r->src[0].bi.clock);
 	s->spool = calloc(s->bi.nr_cpus, sizeof(*s->spool));
 	s->spool_bytes = calloc(s->bi.nr_cpus, sizeof(*s->spool_bytes));
 	if (!s->spool || !s->spool_bytes)
@@ -1034,7 +1049,7 @@ static int record_loop(struct rec *r)
 
 				if (s->c && ctl_ping(s->c, &ping) == 0) {
 					if (ping.exiting)
-						end = true;	/* it waits for us in exit() */
+						end = true; /* it waits for us in exit() */
 					else
 						fetch_cmdlines(s);
 				} else if (s->c) {
@@ -1098,7 +1113,8 @@ int cmd_record(int argc, char **argv)
 		case 'f':
 		case 'T':
 			if (!r->nev) {
-				cmd_error("record: -%c applies to the -e before it: give -e first", opt);
+				cmd_error("record: -%c applies to the -e before it: give -e first",
+					  opt);
 				goto usage;
 			}
 			if (opt == 'f') {
@@ -1207,8 +1223,10 @@ int cmd_record(int argc, char **argv)
 
 			for (int k = 0; k < r->nsrc; k++)
 				ncpus += r->src[k].bi.nr_cpus;
-			fprintf(stderr, "evtrace: record: %s: %llu events of %d process%s on %u CPUs, "
-				"%llu lost\n", r->output, (unsigned long long)r->records, r->nsrc,
+			fprintf(stderr,
+				"evtrace: record: %s: %llu events of %d process%s on %u CPUs, "
+				"%llu lost\n",
+				r->output, (unsigned long long)r->records, r->nsrc,
 				r->nsrc > 1 ? "es" : "", ncpus, (unsigned long long)losses(r));
 		}
 	}
