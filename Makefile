@@ -58,6 +58,12 @@ demo: build
 		echo "== $(BUILD)/examples/$$d (examples/$$d.c)"; \
 		$(BUILD)/examples/$$d; \
 	done
+	@echo "== evtrace record -e 'recdemo:*' -o $(BUILD)/demo.dat -- $(BUILD)/examples/record-demo -t 4 -n 50"
+	@$(BUILD)/tools/evtrace record -e 'recdemo:*' -o $(BUILD)/demo.dat -- \
+		$(BUILD)/examples/record-demo -t 4 -n 50
+	@echo "== evtrace report $(BUILD)/demo.dat | head -12"
+	@$(BUILD)/tools/evtrace report $(BUILD)/demo.dat | head -12
+	@echo "== the same file: trace-cmd report $(BUILD)/demo.dat, kernelshark $(BUILD)/demo.dat"
 
 # Release (-O2 -DNDEBUG) in $(BUILD)-bench/; each benchmark prints its configuration and figures.
 bench:
@@ -95,7 +101,7 @@ clean:
 
 help:
 	@echo "make                 library, tests, examples, benchmarks in $(BUILD)/"
-	@echo "make demo            build, then run $(BUILD)/examples/rb-demo and events-demo"
+	@echo "make demo            build, run examples/rb-demo and events-demo, record record-demo"
 	@echo "make check           every stage: default build, ASan+UBSan, TSan, libFuzzer"
 	@echo "                     (as root, installs missing Debian packages first: make deps)"
 	@echo "make check-stress    stress tests long: STRESS_SECONDS=60 LOOPS=1"

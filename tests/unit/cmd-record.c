@@ -230,6 +230,29 @@ int main(int argc, char **argv)
 		T_ASSERT_EQ(cnt.msgs[1], 0);
 	}
 
+	/*
+	 * A program linked with libevtrace.so that ends before the recorder
+	 * connected: it waits in exit() for it, before its destructors
+	 * unregister its events, so that the file has their formats (once, the
+	 * wait ran after them: "Unknown type 32" in the report).
+	 */
+#ifdef EVT_RECORD_DEMO
+	{
+		char *a[] = { "evtrace", "record",	  "-q", "-e", "recdemo:*", "-o", file2,
+			      "--",	 EVT_RECORD_DEMO, "-t", "4",  "-n",	   "50", NULL };
+		char *rep[] = { "evtrace", "report", file2, NULL };
+
+		T_ASSERT_EQ(crt_tool(out, sizeof(out), a), 0);
+		T_ASSERT_EQ(crt_tool(out, sizeof(out), rep), 0);
+		printf("record-demo: %d req_start, %d req_done lines\n",
+		       count_lines(out, "req_start: worker="),
+		       count_lines(out, "req_done: worker="));
+		T_ASSERT_EQ(count_lines(out, "req_start: worker="), 200);
+		T_ASSERT_EQ(count_lines(out, "req_done: worker="), 200);
+		T_ASSERT(strstr(out, "record-demo-"));
+	}
+#endif
+
 	/* a command that is not traced: an error, not a hang */
 	{
 		char *a[] = { "evtrace", "record", "-q", "-o", file2, "--", "true", NULL };
