@@ -169,13 +169,28 @@ int main(int argc, char **argv)
 		printf("trace-cmd report: %ld ctl_tick records\n", n);
 		T_ASSERT_EQ(n, cnt.ticks[1]);
 	}
-	/* reset, hist */
+	/* hist (a histogram trigger set through write), then reset removes it */
 	{
+		char *t[] = { "evtrace", "write", "-a", "-p", pidstr,
+			      "events/ctltest/ctl_tick/trigger", "hist:keys=worker", NULL };
 		char *r[] = { "evtrace", "reset", "-p", pidstr, NULL };
 		char *h[] = { "evtrace", "hist", "-p", pidstr, NULL };
+		char *tr[] = { "evtrace", "cat", "-p", pidstr, "events/ctltest/ctl_tick/trigger",
+			       NULL };
 
-		T_ASSERT_EQ(crt_tool(out, sizeof(out), r), 0);
+		T_ASSERT_EQ(crt_tool(out, sizeof(out), t), 0);
+		usleep(100 * 1000);
 		T_ASSERT_EQ(crt_tool(out, sizeof(out), h), 0);
+		printf("%s", out);
+		if (strstr(out, "==> ctltest:ctl_tick")) {
+			T_ASSERT(strstr(out, "{ worker:") && strstr(out, "Totals:"));
+		} else {
+			/* a library without histograms accepts no hist trigger: the write failed */
+			printf("no hist file: histograms not in this library\n");
+		}
+		T_ASSERT_EQ(crt_tool(out, sizeof(out), r), 0);
+		T_ASSERT_EQ(crt_tool(out, sizeof(out), tr), 0);
+		T_ASSERT(!strstr(out, "hist:"));
 	}
 
 	/* record -p while the program exits by itself */
