@@ -120,6 +120,29 @@ int main(int argc, char **argv)
 		usleep(50 * 1000);
 		T_ASSERT_EQ(crt_tool(out, sizeof(out), tp), 0);
 		T_ASSERT(strstr(out, "ctl_msg: worker="));
+		/* streaming: records as they come, until Ctrl-C */
+		{
+			char *st[] = { "evtrace", "cat", "-p", pidstr, "trace_pipe", NULL };
+			char sbuf[65536];
+			size_t got = 0;
+			pid_t cat;
+			int ofd;
+
+			cat = cmdt_run(st, &ofd, -1);
+			while (got < 4096) {
+				ssize_t n = read(ofd, sbuf + got, sizeof(sbuf) - 1 - got);
+
+				T_ASSERT(n > 0);
+				got += (size_t)n;
+			}
+			sbuf[got] = '\0';
+			T_ASSERT(strstr(sbuf, "ctl_msg: worker="));
+			T_ASSERT(kill(cat, SIGINT) == 0);
+			while (read(ofd, sbuf, sizeof(sbuf)) > 0)
+				;
+			close(ofd);
+			T_ASSERT_EQ(cmdt_wait_status(cat), 0);
+		}
 		T_ASSERT_EQ(crt_tool(out, sizeof(out),
 				     (char *[]){ "evtrace", "write", "-p", pidstr, "set_event", "",
 						 NULL }),
