@@ -194,8 +194,14 @@ int main(int argc, char **argv)
 	}
 	/* hist (a histogram trigger set through write), then reset removes it */
 	{
-		char *t[] = { "evtrace", "write", "-a", "-p", pidstr,
-			      "events/ctltest/ctl_tick/trigger", "hist:keys=worker", NULL };
+		char *t[] = { "evtrace",
+			      "write",
+			      "-a",
+			      "-p",
+			      pidstr,
+			      "events/ctltest/ctl_tick/trigger",
+			      "hist:keys=worker",
+			      NULL };
 		char *r[] = { "evtrace", "reset", "-p", pidstr, NULL };
 		char *h[] = { "evtrace", "hist", "-p", pidstr, NULL };
 		char *tr[] = { "evtrace", "cat", "-p", pidstr, "events/ctltest/ctl_tick/trigger",
