@@ -854,7 +854,7 @@ static void install_hooks(void)
 	pthread_atfork(ctl_atfork_prepare, ctl_atfork_parent, ctl_atfork_child);
 }
 
-int evt_control_start(unsigned int flags)
+static int control_start(unsigned int flags)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char dir[sizeof(sa.sun_path)];
@@ -917,7 +917,7 @@ fail:
 	return ret;
 }
 
-int evt_control_stop(void)
+static int control_stop(void)
 {
 	pthread_t acceptor;
 	uint64_t one = 1;
@@ -955,6 +955,23 @@ int evt_control_stop(void)
 	ctl.listen_fd = ctl.stop_fd = -1;
 	pthread_mutex_unlock(&ctl.lock);
 	return 0;
+}
+
+/* The library's int functions never leave errno changed: the system calls above would. */
+int evt_control_start(unsigned int flags)
+{
+	int saved = errno, ret = control_start(flags);
+
+	errno = saved;
+	return ret;
+}
+
+int evt_control_stop(void)
+{
+	int saved = errno, ret = control_stop();
+
+	errno = saved;
+	return ret;
 }
 
 int evt_control_path(char *buf, size_t len)
