@@ -56,6 +56,7 @@ fuzz: deps
 # writes the file itself, with evt_tracedat_write_file(); then: evtrace record -o FILE -- PROG.)
 DEMO_DAT = $(BUILD)/events-demo.dat
 DEMO_JSON = $(BUILD)/events-demo.json
+REC_DAT = $(BUILD)/record-demo.dat
 demo: build
 	@set -e; for d in rb-demo events-demo latency-demo; do \
 		if [ ! -x $(BUILD)/examples/$$d ]; then \
@@ -72,6 +73,11 @@ demo: build
 	echo "== $(BUILD)/tools/evtrace export -o $(DEMO_JSON) $(DEMO_DAT)"; \
 	$(BUILD)/tools/evtrace export -o $(DEMO_JSON) $(DEMO_DAT); \
 	head -c 300 $(DEMO_JSON); echo " ..."; \
+	echo "== $(BUILD)/tools/evtrace record -e 'recdemo:*' -o $(REC_DAT) -- examples/record-demo"; \
+	$(BUILD)/tools/evtrace record -e 'recdemo:*' -o $(REC_DAT) -- \
+		$(BUILD)/examples/record-demo -t 4 -n 50; \
+	$(BUILD)/tools/evtrace report $(REC_DAT) > $(REC_DAT).txt; \
+	head -n 6 $(REC_DAT).txt; rm -f $(REC_DAT).txt; \
 	echo "== $(BUILD)/examples/latency-demo (examples/latency-demo.c): an onmatch() latency histogram"; \
 	$(BUILD)/examples/latency-demo; \
 	echo; \
@@ -119,7 +125,7 @@ clean:
 
 help:
 	@echo "make                 library, tests, examples, benchmarks in $(BUILD)/"
-	@echo "make demo            build, then run $(BUILD)/examples/rb-demo and events-demo"
+	@echo "make demo            build, run examples/rb-demo and events-demo, record record-demo"
 	@echo "make check           every stage: default build, ASan+UBSan, TSan, libFuzzer"
 	@echo "                     (as root, installs missing Debian packages first: make deps)"
 	@echo "make check-stress    stress tests long: STRESS_SECONDS=60 LOOPS=1"
