@@ -45,7 +45,7 @@ static void *crt_worker_main(void *arg)
 		trace_ctl_tick(w->id, (unsigned long long)i);
 		if (i % 64 == 0)
 			trace_ctl_msg(w->id, "a message from a worker");
-		if (w->count < 0 && i % 256 == 255)
+		if (w->count < 0 && i % 16 == 15)
 			nanosleep(&pause, NULL);
 	}
 	return NULL;
@@ -120,7 +120,8 @@ static inline int crt_tool(char *out, size_t cap, char *const argv[])
 /* Per worker: how many ctl_tick records, and are their seqs 0..n-1 in order. */
 struct crt_count {
 	long ticks[16], msgs[16];
-	bool in_order[16];
+	bool in_order[16];	/* each seq is the one before + 1 */
+	long long first[16];	/* the first seq seen */
 	long total;
 	unsigned long long missed;
 };
@@ -149,7 +150,7 @@ static inline int crt_read_file(const char *path, struct crt_count *cnt)
 	memset(cnt, 0, sizeof(*cnt));
 	for (int i = 0; i < 16; i++) {
 		cnt->in_order[i] = true;
-		next[i] = 0;
+		next[i] = -1;	/* the first record of a worker may have any seq */
 	}
 	ret = evt_tracedat_open(path, &td, err, sizeof(err));
 	if (ret) {
@@ -173,8 +174,10 @@ static inline int crt_read_file(const char *path, struct crt_count *cnt)
 
 			if (crt_field(ev, "seq", &rec, &seq, sizeof(seq)))
 				continue;
-			if ((long long)seq != next[worker])
+			if (next[worker] >= 0 && (long long)seq != next[worker])
 				cnt->in_order[worker] = false;
+			if (next[worker] < 0)
+				cnt->first[worker] = (long long)seq;
 			next[worker] = (long long)seq + 1;
 			cnt->ticks[worker]++;
 		} else {

@@ -178,6 +178,7 @@ int main(int argc, char **argv)
 		printf("worker %d: %ld ticks, %ld msgs, %s\n", i, cnt.ticks[i], cnt.msgs[i],
 		       cnt.in_order[i] ? "in order" : "OUT OF ORDER");
 		T_ASSERT_EQ(cnt.ticks[i], COUNT);
+		T_ASSERT_EQ(cnt.first[i], 0);
 		T_ASSERT_EQ(cnt.msgs[i], (COUNT + 63) / 64);
 		T_ASSERT(cnt.in_order[i]);
 	}

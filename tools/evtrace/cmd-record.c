@@ -789,6 +789,17 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!r->c)
 		goto out;
+	/*
+	 * Attached: start from an empty buffer, as trace-cmd record does (what
+	 * was there belongs to no request of ours). A started command keeps
+	 * what its events wrote before we connected.
+	 */
+	if (r->pid)
+		ctl_write(r->c, "trace", "", 0, CTL_WF_TRUNC, NULL, 0);
+	if (setup_events(r)) {
+		ret = 1;
+		goto out;
+	}
 	ret = ctl_get_buffer(r->c, NULL, &fd, &r->bi);
 	if (ret) {
 		cmd_error("record: process %d: the ring buffer: %s%s", (int)ctl_client_info(r->c)->pid,
@@ -822,7 +833,7 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (setup_events(r) || fetch_meta(r)) {
+	if (fetch_meta(r)) {
 		ret = 1;
 		goto out;
 	}
