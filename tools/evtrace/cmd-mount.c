@@ -63,13 +63,15 @@ static struct {
 	bool verbose;
 	int gone;			/* the process went away (atomic) */
 	struct fuse *fuse;
-	pthread_mutex_t lock;		/* protects idle[], nr_idle */
+	pthread_mutex_t lock;		/* protects idle[], nr_idle, files */
 	struct ctl_client *idle[MOUNT_POOL_MAX];
 	int nr_idle;
+	struct mount_file *files;	/* open files: freed at the end if never released */
 } mount_state = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* One open file. A handle is used by one request at a time (f->lock). */
 struct mount_file {
+	struct mount_file *next, *prev;	/* mount_state.files, under mount_state.lock */
 	pthread_mutex_t lock;
 	int flags;			/* open(2)'s */
 	bool stream;			/* trace_pipe, trace_pipe_raw */
@@ -151,12 +153,28 @@ static void conn_put(struct ctl_client *c, long long ret)
 		ctl_close(c);
 }
 
+/*
+ * At the end (no request runs any more): the pool, and the files still open
+ * when the session ended (their release never comes).
+ */
 static void conn_drain_pool(void)
 {
 	pthread_mutex_lock(&mount_state.lock);
 	while (mount_state.nr_idle)
 		ctl_close(mount_state.idle[--mount_state.nr_idle]);
 	pthread_mutex_unlock(&mount_state.lock);
+}
+
+static void file_free(struct mount_file *f);
+
+static void files_free_all(void)
+{
+	while (mount_state.files) {
+		struct mount_file *f = mount_state.files;
+
+		mount_state.files = f->next;
+		file_free(f);
+	}
 }
 
 /* --- the operations ------------------------------------------------------------------------ */
@@ -272,7 +290,22 @@ static int mnt_open(const char *path, struct fuse_file_info *fi)
 	}
 	fi->direct_io = 1;
 	fi->fh = (uint64_t)(uintptr_t)f;
+	pthread_mutex_lock(&mount_state.lock);
+	f->next = mount_state.files;
+	if (f->next)
+		f->next->prev = f;
+	mount_state.files = f;
+	pthread_mutex_unlock(&mount_state.lock);
 	return 0;
+}
+
+static void file_free(struct mount_file *f)
+{
+	if (f->sc)
+		ctl_close(f->sc);	/* ends the stream on the server's side too */
+	pthread_mutex_destroy(&f->lock);
+	free(f->snap);
+	free(f);
 }
 
 static int mnt_create(const char *path, mode_t mode, struct fuse_file_info *fi)
@@ -426,11 +459,15 @@ static int mnt_release(const char *path, struct fuse_file_info *fi)
 	struct mount_file *f = (struct mount_file *)(uintptr_t)fi->fh;
 
 	(void)path;
-	if (f->sc)
-		ctl_close(f->sc);	/* ends the stream on the server's side too */
-	pthread_mutex_destroy(&f->lock);
-	free(f->snap);
-	free(f);
+	pthread_mutex_lock(&mount_state.lock);
+	if (f->prev)
+		f->prev->next = f->next;
+	else
+		mount_state.files = f->next;
+	if (f->next)
+		f->next->prev = f->prev;
+	pthread_mutex_unlock(&mount_state.lock);
+	file_free(f);
 	return 0;
 }
 
@@ -576,7 +613,7 @@ int cmd_mount(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char fsopts[512], *fargv[8], *mopts = NULL;
+	char fsopts[512], *mopts = NULL;
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	struct watcher w = { .stopfd = -1 };
 	bool daemon = false, debug = false;
@@ -586,7 +623,7 @@ int cmd_mount(int argc, char **argv)
 	pthread_t wt;
 	sigset_t all, old;
 	const char *dir;
-	int opt, fargc = 0, ret = 1;
+	int opt, ret = 1;
 	pid_t pid = 0;
 
 	while ((opt = getopt_long(argc, argv, "+p:dfvo:h", opts, NULL)) != -1) {
@@ -635,15 +672,14 @@ int cmd_mount(int argc, char **argv)
 
 	snprintf(fsopts, sizeof(fsopts), "fsname=evtrace:%d,subtype=evtrace%s%s", (int)info->pid,
 		 mopts ? "," : "", mopts ? mopts : "");
-	fargv[fargc++] = "evtrace-mount";
-	fargv[fargc++] = "-o";
-	fargv[fargc++] = fsopts;
-	if (debug)
-		fargv[fargc++] = "-d";
-	fargv[fargc] = NULL;
-	args.argc = fargc;
-	args.argv = fargv;
+	if (fuse_opt_add_arg(&args, "evtrace-mount") || fuse_opt_add_arg(&args, "-o") ||
+	    fuse_opt_add_arg(&args, fsopts) || (debug && fuse_opt_add_arg(&args, "-d"))) {
+		fuse_opt_free_args(&args);
+		cmd_error("out of memory");
+		goto out_close;
+	}
 	mount_state.fuse = fuse_new(&args, &mount_ops, sizeof(mount_ops), NULL);
+	fuse_opt_free_args(&args);	/* what fuse_new() added to them */
 	if (!mount_state.fuse) {
 		cmd_error("mount %s: bad FUSE options (-o %s)", dir, mopts ? mopts : "");
 		goto out_close;
@@ -705,6 +741,7 @@ out_destroy:
 out_close:
 	if (w.stopfd >= 0)
 		close(w.stopfd);
+	files_free_all();
 	conn_drain_pool();
 	ctl_close(w.c);
 	return ret;
