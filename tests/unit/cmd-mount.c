@@ -329,6 +329,10 @@ static void seeds_gestures(void)
 	       "db:query\n");
 	expect("rmdir instances/foo && ls instances", "");
 
+	/* many readers at once: each request its own connection from the pool */
+	expect("for i in $(seq 16); do (grep -c '^name: req$' events/app/req/format) & done; wait",
+	       "1\n1\n1\n1\n1\n1\n1\n1\n1\n1\n1\n1\n1\n1\n1\n1\n");
+
 	/* no file is created */
 	T_ASSERT(sh("echo 1 > no_such_file", out, sizeof(out)) != 0);
 	T_ASSERT(strstr(out, "Permission denied"));

@@ -467,6 +467,13 @@ static int mnt_release(const char *path, struct fuse_file_info *fi)
 	if (f->next)
 		f->next->prev = f->prev;
 	pthread_mutex_unlock(&mount_state.lock);
+	/*
+	 * A reader killed in a blocked read: the kernel sends the release while
+	 * our read still runs (it sees the interrupt within MOUNT_POLL_MS). Wait
+	 * for it; nothing else can come on this handle after its release.
+	 */
+	pthread_mutex_lock(&f->lock);
+	pthread_mutex_unlock(&f->lock);
 	file_free(f);
 	return 0;
 }
