@@ -52,7 +52,7 @@
 #include "evtrace-cmd.h"
 
 #define MOUNT_POOL_MAX		8	/* idle connections kept */
-#define MOUNT_MAX_THREADS	16	/* the server serves 16 connections at most */
+#define MOUNT_MAX_THREADS	12	/* the server serves 16 connections: leave some to others */
 #define MOUNT_POLL_MS		200	/* a blocked stream read checks for interrupts this often */
 
 static struct {
