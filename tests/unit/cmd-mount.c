@@ -9,7 +9,8 @@
  * one (bash's "write error: Invalid argument" and the kernel's display in
  * the file), clearing, a subsystem filter; trace; trace_pipe under
  * timeout(1); '> trace' with no write; an instance made and removed;
- * then SIGTERM unmounts. Second mount: the process exits; a `cat
+ * then SIGTERM unmounts. `mount -d` comes back mounted; fusermount3 -u
+ * ends it. Last mount: the process exits; a `cat
  * trace_pipe` blocked in the mount ends and the mount goes away by itself.
  * SKIP where FUSE cannot be mounted (no /dev/fuse, no fusermount3, no
  * permission).
@@ -378,7 +379,22 @@ int main(int argc, char **argv)
 	mount_pid = 0;
 	T_ASSERT(!mounted());
 
-	/* 2. the process exits under the mount and a blocked trace_pipe reader */
+	/* 2. -d: back once mounted; fusermount3 -u (or umount) ends it */
+	{
+		char cmd[1200];
+
+		/* system(): the daemon keeps no descriptor of ours (a pipe would never end) */
+		snprintf(cmd, sizeof(cmd), "%s mount -d -p %d %s </dev/null >/dev/null 2>&1", EVT_TOOL,
+			 (int)child, mnt);
+		T_ASSERT_EQ(system(cmd), 0);
+		T_ASSERT(mounted());
+		expect("head -1 events/app/req/format", "name: req\n");
+		snprintf(cmd, sizeof(cmd), "fusermount3 -u %s 2>/dev/null || umount %s", mnt, mnt);
+		T_ASSERT_EQ(system(cmd), 0);
+		T_ASSERT(!mounted());
+	}
+
+	/* 3. the process exits under the mount and a blocked trace_pipe reader */
 	mount_pid = mp = start_mount(child, errfile);
 	sh_ok("echo 'app:*' > set_event");
 	cat = fork();
