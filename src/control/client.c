@@ -19,15 +19,15 @@
 #include "control/ctl_proto.h"
 
 /* A whole file read through the socket is at most this big. */
-#define CTL_CLIENT_READ_MAX	(256u << 20)
+#define CTL_CLIENT_READ_MAX (256u << 20)
 
 struct ctl_client {
 	int fd;
-	bool broken;		/* a transport or protocol error: only close remains */
+	bool broken; /* a transport or protocol error: only close remains */
 	bool streaming;
-	bool stream_done;	/* the stream's last frame came */
+	bool stream_done; /* the stream's last frame came */
 	struct ctl_info info;
-	unsigned char *pend;	/* stream bytes received, not yet returned */
+	unsigned char *pend; /* stream bytes received, not yet returned */
 	size_t pend_len, pend_off;
 	int stream_status;
 };
@@ -58,7 +58,8 @@ static int recv_full(struct ctl_client *c, void *buf, size_t len, int *fdp)
 			return -ECONNRESET;
 		}
 		if (fdp) {
-			for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+			for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm;
+			     cm = CMSG_NXTHDR(&msg, cm)) {
 				size_t nfd;
 
 				if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
@@ -71,7 +72,7 @@ static int recv_full(struct ctl_client *c, void *buf, size_t len, int *fdp)
 					if (*fdp < 0)
 						*fdp = fd;
 					else
-						close(fd);	/* more than we asked for */
+						close(fd); /* more than we asked for */
 				}
 			}
 			if (msg.msg_flags & MSG_CTRUNC) {
@@ -251,8 +252,7 @@ int ctl_client_fd(const struct ctl_client *c)
  * Collect the frames of one answer: data of every frame appended to
  * *@bufp (if @bufp; else dropped), the last frame's status returned.
  */
-static long long collect(struct ctl_client *c, unsigned int op, char **bufp, size_t *lenp,
-			 int *fdp)
+static long long collect(struct ctl_client *c, unsigned int op, char **bufp, size_t *lenp, int *fdp)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -269,7 +269,8 @@ static long long collect(struct ctl_client *c, unsigned int op, char **bufp, siz
 		if (bufp && h.len) {
 			char *nb;
 
-			if (len + h.len > CTL_CLIENT_READ_MAX || !(nb = realloc(buf, len + h.len + 1))) {
+			if (len + h.len > CTL_CLIENT_READ_MAX ||
+			    !(nb = realloc(buf, len + h.len + 1))) {
 				free(data);
 				free(buf);
 				/* the rest of the answer is still coming: unusable */
@@ -349,8 +350,7 @@ ssize_t ctl_write(struct ctl_client *c, const char *path, const void *data, size
 	return (ssize_t)ret;
 }
 
-static int simple(struct ctl_client *c, unsigned int op, const char *path, void *out,
-		  size_t outlen)
+static int simple(struct ctl_client *c, unsigned int op, const char *path, void *out, size_t outlen)
 {
 	size_t len = 0;
 	long long ret;
@@ -444,7 +444,7 @@ int ctl_readdir(struct ctl_client *c, const char *path, ctl_filldir_t fill, void
 		name[nl] = '\0';
 		pos += 6 + (size_t)nl;
 		if (memchr(name, '\0', nl) || strchr(name, '/'))
-			continue;	/* not a name */
+			continue; /* not a name */
 		ret = fill(arg, name, mode);
 		if (ret)
 			break;

@@ -49,29 +49,28 @@
 #include "control/ctl_internal.h"
 #include "control/ctl_proto.h"
 
-#define CTL_MAX_CONNS		16
-#define CTL_EXIT_WAIT_DEFAULT	5	/* seconds exit() waits for a buffer's consumer */
+#define CTL_MAX_CONNS	      16
+#define CTL_EXIT_WAIT_DEFAULT 5 /* seconds exit() waits for a buffer's consumer */
 
 struct ctl_conn {
-	int fd;			/* -1: free slot */
-	bool holds_buffer;	/* has the consumer role (GETBUF) */
+	int fd;		   /* -1: free slot */
+	bool holds_buffer; /* has the consumer role (GETBUF) */
 };
 
 static struct {
 	pthread_mutex_t lock;
-	pthread_cond_t cond;		/* nr_conns or consumers changed */
+	pthread_cond_t cond; /* nr_conns or consumers changed */
 	bool running;
-	bool exiting;			/* in exit(): PING says so */
-	bool atexit_done;
+	bool exiting; /* in exit(): PING says so */
 	int listen_fd;
-	int stop_fd;			/* eventfd: readable once stopping */
+	int stop_fd; /* eventfd: readable once stopping */
 	pthread_t acceptor;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct ctl_conn conns[CTL_MAX_CONNS];
-	int nr_conns;			/* connection threads alive */
-	int consumers;			/* connections holding a buffer */
-	bool consumer_seen;		/* a GETBUF succeeded since start */
-	char consumer_inst[CTL_MAX_CONNS][64];	/* the instance each holder holds */
+	int nr_conns;			       /* connection threads alive */
+	int consumers;			       /* connections holding a buffer */
+	bool consumer_seen;		       /* a GETBUF succeeded since start */
+	char consumer_inst[CTL_MAX_CONNS][64]; /* the instance each holder holds */
 } ctl = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
@@ -87,7 +86,8 @@ static struct {
  */
 static int wait_readable(int fd, int stop_fd, int timeout_ms)
 {
-	struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = stop_fd, .events = POLLIN } };
+	struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+			       { .fd = stop_fd, .events = POLLIN } };
 	int n;
 
 	do
@@ -148,8 +148,11 @@ static int send_frame(int fd, unsigned int op, unsigned int flags, int status, c
 		      size_t len, int pass_fd)
 {
 	struct ctl_resp_hdr h = {
-		.magic = CTL_MAGIC, .op = (uint16_t)op, .flags = (uint16_t)flags,
-		.status = status, .len = (uint32_t)len,
+		.magic = CTL_MAGIC,
+		.op = (uint16_t)op,
+		.flags = (uint16_t)flags,
+		.status = status,
+		.len = (uint32_t)len,
 	};
 	int ret;
 
@@ -157,8 +160,10 @@ static int send_frame(int fd, unsigned int op, unsigned int flags, int status, c
 		char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
 		struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
 		struct msghdr msg = {
-			.msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = cbuf,
+			.msg_controllen = sizeof(cbuf),
 		};
 		struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
 		ssize_t n;
@@ -189,7 +194,7 @@ struct conn_ctx {
 	int slot;
 	int fd;
 	int stop_fd;
-	unsigned char *chunk;	/* CTL_RESP_CHUNK bytes */
+	unsigned char *chunk; /* CTL_RESP_CHUNK bytes */
 };
 
 /* The instance prefix of @path ("instances/NAME/"), for its error_log. */
@@ -269,7 +274,10 @@ static int do_write(struct conn_ctx *cx, const struct ctl_request *req)
 				text = after;
 		}
 	}
-	sret = send_frame(cx->fd, req->op, 0, (int)(ret < 0 ? ret : ret > INT32_MAX ? INT32_MAX : ret),
+	sret = send_frame(cx->fd, req->op, 0,
+			  (int)(ret < 0		? ret :
+				ret > INT32_MAX ? INT32_MAX :
+						  ret),
 			  text, strlen(text), -1);
 	free(before);
 	free(after);
@@ -353,8 +361,9 @@ static int do_read(struct conn_ctx *cx, const struct ctl_request *req)
 		if (ret > 0)
 			break;
 	}
-	ret = send_frame(cx->fd, req->op, 0, status ? status : (int)(total > INT32_MAX ? INT32_MAX :
-								    total), NULL, 0, -1);
+	ret = send_frame(cx->fd, req->op, 0,
+			 status ? status : (int)(total > INT32_MAX ? INT32_MAX : total), NULL, 0,
+			 -1);
 out:
 	evt_tracefs_close(f);
 	return ret;
@@ -497,7 +506,7 @@ static int do_request(struct conn_ctx *cx, const struct ctl_request *req)
 		ping.events = (uint64_t)evt_event_count(NULL, NULL);
 		return send_frame(cx->fd, req->op, 0, 0, &ping, sizeof(ping), -1);
 	}
-	case CTL_OP_STOP:	/* no stream running: nothing to stop */
+	case CTL_OP_STOP: /* no stream running: nothing to stop */
 		return send_frame(cx->fd, req->op, 0, 0, NULL, 0, -1);
 	default:
 		return send_frame(cx->fd, req->op, 0, -EINVAL, NULL, 0, -1);
@@ -740,14 +749,15 @@ static double exit_wait_seconds(void)
 /*
  * At exit: while a consumer holds a buffer, give it time to drain what is
  * left and fetch the names it needs (PING says "exiting"); then remove the
- * socket. With EVTRACE_CONTROL_AWAIT=1 (evtrace record sets it for the
- * program it starts) a program that ends before its consumer came waits
- * for it to come, too. The connection threads are not joined: exit() ends them.
+ * socket. With EVTRACE_CONTROL_AWAIT=<our pid> (evtrace record sets it for
+ * the program it starts) a program that ends before its consumer came
+ * waits for it to come, too. The connection threads are not joined: exit() ends them.
  */
 static void ctl_atexit(void)
 {
 	const char *aw = getenv("EVTRACE_CONTROL_AWAIT");
-	bool await = aw && !strcmp(aw, "1");
+	/* our pid: the children of the command evtrace started inherit it and do not wait */
+	bool await = aw && strtol(aw, NULL, 10) == (long)getpid();
 	struct timespec until;
 	double wait;
 

@@ -43,7 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ret == 0) {
 		check(req.op >= CTL_OP_READ && req.op <= CTL_OP_MAX);
 		check(req.path != NULL);
-		check((unsigned char *)req.path >= frame && (unsigned char *)req.path < frame + size + 1);
+		check((unsigned char *)req.path >= frame &&
+		      (unsigned char *)req.path < frame + size + 1);
 		check(req.path_len <= CTL_PATH_MAX);
 		check((unsigned char *)req.path + req.path_len <= frame + size);
 		check(strlen(req.path) == req.path_len);

@@ -31,7 +31,7 @@ static pid_t start_program(const char *self, const char *ready)
 	pid = fork();
 	T_ASSERT(pid >= 0);
 	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* a failed test leaves nothing behind */
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves nothing behind */
 		setenv("EVTRACE_CONTROL", "1", 1);
 		execl(self, self, "--child", "3", "-1", ready, (char *)NULL);
 		_exit(127);
@@ -66,7 +66,7 @@ static pid_t start_record(pid_t target, char *const argv[])
 		usleep(5000);
 	}
 	T_ASSERT_EQ(ret, -EBUSY);
-	usleep(200 * 1000);	/* let it record a little */
+	usleep(200 * 1000); /* let it record a little */
 	return pid;
 }
 
@@ -102,9 +102,11 @@ int main(int argc, char **argv)
 	}
 	/* write, cat */
 	{
-		char *w[] = { "evtrace", "write", "-p", pidstr, "set_event", "ctltest:ctl_msg", NULL };
+		char *w[] = {
+			"evtrace", "write", "-p", pidstr, "set_event", "ctltest:ctl_msg", NULL
+		};
 		char *c[] = { "evtrace", "cat", "-p", pidstr, "set_event", NULL };
-		char *bad[] = { "evtrace", "write", "-p", pidstr, "events/ctltest/ctl_tick/filter",
+		char *bad[] = { "evtrace",  "write", "-p", pidstr, "events/ctltest/ctl_tick/filter",
 				"worker >", NULL };
 		char *show[] = { "evtrace", "show", "-p", pidstr, "events/ctltest/ctl_tick", NULL };
 		char *tp[] = { "evtrace", "cat", "-n", "-p", pidstr, "trace_pipe", NULL };
@@ -118,8 +120,10 @@ int main(int argc, char **argv)
 		usleep(50 * 1000);
 		T_ASSERT_EQ(crt_tool(out, sizeof(out), tp), 0);
 		T_ASSERT(strstr(out, "ctl_msg: worker="));
-		T_ASSERT_EQ(crt_tool(out, sizeof(out), (char *[]){ "evtrace", "write", "-p", pidstr,
-							  "set_event", "", NULL }), 0);
+		T_ASSERT_EQ(crt_tool(out, sizeof(out),
+				     (char *[]){ "evtrace", "write", "-p", pidstr, "set_event", "",
+						 NULL }),
+			    0);
 	}
 	/* stat */
 	{
@@ -132,9 +136,9 @@ int main(int argc, char **argv)
 
 	/* record -p with a filter, stopped by SIGINT */
 	{
-		char *a[] = { EVT_TOOL, "record", "-q", "-p", pidstr, "-e", "ctltest:ctl_tick", "-f",
-			      "worker == 1", "-o", file, NULL };
-		char *f[] = { "evtrace", "cat", "-p", pidstr, "events/ctltest/ctl_tick/filter",
+		char *a[] = { EVT_TOOL,		  "record", "-q",	   "-p", pidstr, "-e",
+			      "ctltest:ctl_tick", "-f",	    "worker == 1", "-o", file,	 NULL };
+		char *f[] = { "evtrace",   "cat", "-p", pidstr, "events/ctltest/ctl_tick/filter",
 			      "set_event", NULL };
 
 		rec = start_record(prog, a);
@@ -176,8 +180,8 @@ int main(int argc, char **argv)
 
 	/* record -p while the program exits by itself */
 	{
-		char *a[] = { EVT_TOOL, "record", "-q", "-p", pidstr, "-e", "ctltest:*", "-o", file,
-			      NULL };
+		char *a[] = { EVT_TOOL, "record",    "-q", "-p", pidstr,
+			      "-e",	"ctltest:*", "-o", file, NULL };
 
 		rec = start_record(prog, a);
 		T_ASSERT(kill(prog, SIGTERM) == 0);
@@ -197,8 +201,8 @@ int main(int argc, char **argv)
 	prog = start_program(self, ready);
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)prog);
 	{
-		char *a[] = { EVT_TOOL, "record", "-q", "-p", pidstr, "-e", "ctltest:*", "-o", file,
-			      NULL };
+		char *a[] = { EVT_TOOL, "record",    "-q", "-p", pidstr,
+			      "-e",	"ctltest:*", "-o", file, NULL };
 
 		rec = start_record(prog, a);
 		T_ASSERT(kill(prog, SIGKILL) == 0);

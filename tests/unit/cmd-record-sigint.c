@@ -74,8 +74,8 @@ int main(int argc, char **argv)
 		FILE *p;
 		long n = 0;
 
-		snprintf(cmd, sizeof(cmd), "trace-cmd report %s 2>/dev/null | grep -c ctl_tick:",
-			 file);
+		snprintf(cmd, sizeof(cmd),
+			 "trace-cmd report %s 2>/dev/null | grep -c ctl_tick:", file);
 		p = popen(cmd, "r");
 		T_ASSERT(p && fscanf(p, "%ld", &n) == 1);
 		pclose(p);

@@ -21,6 +21,7 @@
 #include <evtrace/tracedat.h>
 
 #include "cmd-test.h"
+#include "compat/atomic.h"
 #include "control/ctl_client.h"
 
 struct crt_worker {
@@ -28,12 +29,13 @@ struct crt_worker {
 	long count;	/* < 0: until stopped */
 };
 
-static volatile int crt_stop;
+static int crt_stop;	/* set by SIGTERM/SIGINT, read by the workers */
 
 static void crt_on_term(int sig)
 {
 	(void)sig;
-	crt_stop = 1;
+	/* a flag alone: nothing else is published with it */
+	st_relaxed(&crt_stop, 1);
 }
 
 static void *crt_worker_main(void *arg)
@@ -41,7 +43,7 @@ static void *crt_worker_main(void *arg)
 	struct crt_worker *w = arg;
 	struct timespec pause = { 0, 1000 * 1000 };
 
-	for (long i = 0; (w->count < 0 || i < w->count) && !crt_stop; i++) {
+	for (long i = 0; (w->count < 0 || i < w->count) && !ld_relaxed(&crt_stop); i++) {
 		trace_ctl_tick(w->id, (unsigned long long)i);
 		if (i % 64 == 0)
 			trace_ctl_msg(w->id, "a message from a worker");

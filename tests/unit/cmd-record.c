@@ -18,28 +18,30 @@
 
 #include "cmd-record-util.h"
 
-#define THREADS	4
+#define THREADS 4
 #define COUNT	3000
 
 static char out[1 << 22];
+
+/* @needle in the line at @l (not beyond its end), or NULL. */
+static const char *in_line(const char *l, const char *needle)
+{
+	return memmem(l, strcspn(l, "\n"), needle, strlen(needle));
+}
 
 /* The lines of @text that contain @needle. */
 static int count_lines(const char *text, const char *needle)
 {
 	int n = 0;
 
-	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		const char *e = strchr(l, '\n');
-		const char *f = strstr(l, needle);
-
-		if (f && (!e || f < e))
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (in_line(l, needle))
 			n++;
-	}
 	return n;
 }
 
 struct tick {
-	unsigned long long us;	/* time stamp, microseconds (the kernel's rounding) */
+	unsigned long long us; /* time stamp, microseconds (the kernel's rounding) */
 	int cpu, pid, worker;
 	unsigned long long seq;
 };
@@ -67,11 +69,11 @@ static int parse_ticks(const char *text, bool ns, struct tick *v, int max)
 
 	for (const char *l = text; l && *l && n < max;
 	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		const char *e = strchr(l, '\n'), *ev = strstr(l, "ctl_tick: "), *br, *dash;
+		const char *ev = in_line(l, "ctl_tick: "), *br, *dash;
 		unsigned long long sec, frac;
 		const char *t;
 
-		if (!ev || (e && ev > e))
+		if (!ev)
 			continue;
 		br = strchr(l, '[');
 		if (!br || br > ev)
@@ -123,10 +125,11 @@ static int oracle(const char *file, const char *ours)
 	for (int i = 0; i < na; i++)
 		if (tick_cmp(&a[i], &b[i]) || a[i].pid != b[i].pid) {
 			if (!bad)
-				fprintf(stderr, "first difference at %d: trace-cmd %d [%d] %llu us w=%d "
-					"s=%llu; evtrace %d [%d] %llu us w=%d s=%llu\n", i, a[i].pid,
-					a[i].cpu, a[i].us, a[i].worker, a[i].seq, b[i].pid, b[i].cpu,
-					b[i].us, b[i].worker, b[i].seq);
+				fprintf(stderr,
+					"first difference at %d: trace-cmd %d [%d] %llu us w=%d "
+					"s=%llu; evtrace %d [%d] %llu us w=%d s=%llu\n",
+					i, a[i].pid, a[i].cpu, a[i].us, a[i].worker, a[i].seq,
+					b[i].pid, b[i].cpu, b[i].us, b[i].worker, b[i].seq);
 			bad++;
 		}
 	T_ASSERT_EQ(bad, 0);
@@ -166,8 +169,8 @@ int main(int argc, char **argv)
 
 	/* record the whole run */
 	{
-		char *a[] = { "evtrace", "record", "-q", "-e", "ctltest:*", "-o", file, "--", self,
-			      "--child", threads, count, NULL };
+		char *a[] = { "evtrace", "record", "-q",      "-e",    "ctltest:*", "-o", file,
+			      "--",	 self,	   "--child", threads, count,	    NULL };
 
 		st = crt_tool(out, sizeof(out), a);
 		T_ASSERT_EQ(st, 0);
@@ -202,9 +205,21 @@ int main(int argc, char **argv)
 
 	/* a filter: only worker 1's ticks with seq < 100 */
 	{
-		char *a[] = { "evtrace", "record", "-q", "-e", "ctltest:ctl_tick", "-f",
-			      "worker == 1 && seq < 100", "-o", file2, "--", self, "--child", threads,
-			      count, NULL };
+		char *a[] = { "evtrace",
+			      "record",
+			      "-q",
+			      "-e",
+			      "ctltest:ctl_tick",
+			      "-f",
+			      "worker == 1 && seq < 100",
+			      "-o",
+			      file2,
+			      "--",
+			      self,
+			      "--child",
+			      threads,
+			      count,
+			      NULL };
 
 		T_ASSERT_EQ(crt_tool(out, sizeof(out), a), 0);
 		T_ASSERT_OK(crt_read_file(file2, &cnt));

@@ -48,7 +48,8 @@ static void make_stale(const char *dir, char *path, size_t len)
 		_exit(0);
 	waitpid(pid, NULL, 0);
 	snprintf(path, len, "%s/%d.sock", dir, (int)pid);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	T_ASSERT(strlen(path) < sizeof(sa.sun_path));
+	memcpy(sa.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	T_ASSERT(fd >= 0);
 	T_ASSERT(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
@@ -75,9 +76,9 @@ int main(void)
 
 	T_ASSERT_EQ(evt_control_path(path, sizeof(path)), -ENOENT);
 	T_ASSERT_OK(evt_control_start(0));
-	T_ASSERT_OK(evt_control_start(0));	/* idempotent */
+	T_ASSERT_OK(evt_control_start(0)); /* idempotent */
 	T_ASSERT_OK(evt_control_path(path, sizeof(path)));
-	T_ASSERT(access(stale, F_OK) < 0);	/* the dead pid's socket is gone */
+	T_ASSERT(access(stale, F_OK) < 0); /* the dead pid's socket is gone */
 	T_ASSERT(stat(path, &st) == 0 && S_ISSOCK(st.st_mode) && (st.st_mode & 0777) == 0600);
 	T_ASSERT(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0700);
 
@@ -104,7 +105,8 @@ int main(void)
 	printf("error text: %s\n", err);
 	T_ASSERT(strstr(err, "error") || strstr(err, "parse_error"));
 	T_ASSERT_EQ(ctl_write(c, "events/ctltest/ctl_tick/filter", "0", 1, CTL_WF_TRUNC, err,
-			      sizeof(err)), 1);
+			      sizeof(err)),
+		    1);
 
 	/* a larger read (more than one chunk) at an offset */
 	n = ctl_pread(c, "events/ctltest/ctl_tick/format", 6, 5, &buf);
@@ -138,7 +140,7 @@ int main(void)
 			acc[got] = '\0';
 		}
 		T_ASSERT(strstr(acc, "ctl_tick: worker=1 seq=0"));
-		T_ASSERT_EQ(ctl_read(c, "set_event", &buf), -EBUSY);	/* stream running */
+		T_ASSERT_EQ(ctl_read(c, "set_event", &buf), -EBUSY); /* stream running */
 	}
 	T_ASSERT_OK(ctl_stream_stop(c));
 	n = ctl_read(c, "tracing_on", &buf);
@@ -154,7 +156,7 @@ int main(void)
 	{
 		int fd2 = -1;
 
-		T_ASSERT_EQ(ctl_get_buffer(c2, "", &fd2, NULL), -EBUSY);	/* one consumer */
+		T_ASSERT_EQ(ctl_get_buffer(c2, "", &fd2, NULL), -EBUSY); /* one consumer */
 		T_ASSERT_EQ(ctl_get_buffer(c2, "nosuch", &fd2, NULL), -ENOENT);
 	}
 	T_ASSERT_OK(evt_ring_buffer_map(fd, &rb));
@@ -182,14 +184,16 @@ int main(void)
 	close(fd);
 	T_ASSERT_OK(ctl_put_buffer(c));
 	fd = -1;
-	T_ASSERT_OK(ctl_get_buffer(c2, "", &fd, NULL));	/* free again */
+	T_ASSERT_OK(ctl_get_buffer(c2, "", &fd, NULL)); /* free again */
 	close(fd);
 	ctl_close(c2);
 
 	/* bad requests do not hurt: a raw frame with a wild length is refused */
 	{
-		struct ctl_req_hdr h = { .magic = CTL_MAGIC, .op = CTL_OP_READ,
-					 .version = CTL_VERSION, .len = 0xffffffffu };
+		struct ctl_req_hdr h = { .magic = CTL_MAGIC,
+					 .op = CTL_OP_READ,
+					 .version = CTL_VERSION,
+					 .len = 0xffffffffu };
 		struct ctl_resp_hdr rh;
 		int s = ctl_client_fd(c);
 

@@ -21,8 +21,8 @@ static void cat_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: evtrace cat [-p PID] [-n] PATH...   (or: evtrace show ...)\n"
-		"Print files of a traced process's tracing tree (the paths of /sys/kernel/tracing:\n"
-		"trace, set_event, events/SYS/EVENT/format, per_cpu/cpu0/stats, ...).\n"
+		"Print files of a traced process's tracing tree (the paths of\n"
+		"/sys/kernel/tracing: trace, set_event, events/SYS/EVENT/format, ...).\n"
 		"  -p, --pid PID      the process (default: the only one traced)\n"
 		"  -n, --nonblock     trace_pipe: what is there now, do not wait for more\n");
 }

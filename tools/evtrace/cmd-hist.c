@@ -19,12 +19,11 @@
 
 static void hist_usage(FILE *f)
 {
-	fprintf(f,
-		"usage: evtrace hist [-p PID] [-a] [EVENT...]\n"
-		"Print the hist files of a traced process's events (histogram triggers).\n"
-		"  -p, --pid PID      the process (default: the only one traced)\n"
-		"  -a, --all          also the histograms with no entries\n"
-		"  EVENT              name, sys:name or sys:* (default: every event)\n");
+	fprintf(f, "usage: evtrace hist [-p PID] [-a] [EVENT...]\n"
+		   "Print the hist files of a traced process's events (histogram triggers).\n"
+		   "  -p, --pid PID      the process (default: the only one traced)\n"
+		   "  -a, --all          also the histograms with no entries\n"
+		   "  EVENT              name, sys:name or sys:* (default: every event)\n");
 }
 
 struct dirlist {
@@ -158,8 +157,10 @@ int cmd_hist(int argc, char **argv)
 	}
 	drop(&sys);
 	if (!files)
-		fprintf(stderr, "evtrace: no hist file in process %d (no histogram support, or no "
-			"event matched)\n", (int)ctl_client_info(c)->pid);
+		fprintf(stderr,
+			"evtrace: no hist file in process %d (no histogram support, or no "
+			"event matched)\n",
+			(int)ctl_client_info(c)->pid);
 	ctl_close(c);
 	return 0;
 }

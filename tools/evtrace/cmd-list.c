@@ -16,11 +16,10 @@
 
 static void list_usage(FILE *f)
 {
-	fprintf(f,
-		"usage: evtrace list [-e] [-p PID]\n"
-		"The traced processes (those serving a control socket) and their events.\n"
-		"  -e, --events       every event of each process ('*': enabled)\n"
-		"  -p, --pid PID      only this process\n");
+	fprintf(f, "usage: evtrace list [-e] [-p PID]\n"
+		   "The traced processes (those serving a control socket) and their events.\n"
+		   "  -e, --events       every event of each process ('*': enabled)\n"
+		   "  -p, --pid PID      only this process\n");
 }
 
 static int count_lines(const char *s)
@@ -65,8 +64,8 @@ static int list_one(pid_t pid, bool events)
 			bool on;
 
 			snprintf(pat, sizeof(pat), "%s\n", l);
-			on = en && (strstr(en, pat) == en || (strstr(en, pat) && strstr(en, pat)[-1] ==
-							      '\n'));
+			on = en && (strstr(en, pat) == en ||
+				    (strstr(en, pat) && strstr(en, pat)[-1] == '\n'));
 			printf("    %c %s\n", on ? '*' : ' ', l);
 		}
 		free(en);

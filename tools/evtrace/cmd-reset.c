@@ -70,7 +70,7 @@ static int put(struct ctl_client *c, const char *path, const char *data, unsigne
 /* Remove each trigger of @dir/trigger: "!" + the command, as the kernel wants. */
 static int clear_triggers(struct ctl_client *c, const char *dir)
 {
-	char path[600], *text = NULL;
+	char path[1024], *text = NULL;
 	int status = 0;
 
 	snprintf(path, sizeof(path), "%s/trigger", dir);

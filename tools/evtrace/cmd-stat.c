@@ -16,12 +16,11 @@
 
 static void stat_usage(FILE *f)
 {
-	fprintf(f,
-		"usage: evtrace stat [-p PID] [-i INSTANCE]\n"
-		"Per-CPU state of a traced process's ring buffer: entries, overruns, drops,\n"
-		"events read, bytes and buffer use.\n"
-		"  -p, --pid PID            the process (default: the only one traced)\n"
-		"  -i, --instance NAME      an instance's buffer instead of the top one\n");
+	fprintf(f, "usage: evtrace stat [-p PID] [-i INSTANCE]\n"
+		   "Per-CPU state of a traced process's ring buffer: entries, overruns, drops,\n"
+		   "events read, bytes and buffer use.\n"
+		   "  -p, --pid PID            the process (default: the only one traced)\n"
+		   "  -i, --instance NAME      an instance's buffer instead of the top one\n");
 }
 
 /* The number after "@key: " in @text, or 0. */

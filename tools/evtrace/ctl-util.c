@@ -55,7 +55,7 @@ int cmd_ctl_pids(pid_t **pidsp)
 		if (end == de->d_name || strcmp(end, ".sock") || pid <= 0)
 			continue;
 		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
-			continue;	/* stale: the next endpoint to start removes it */
+			continue; /* stale: the next endpoint to start removes it */
 		if (n == cap) {
 			pid_t *np = realloc(pids, (size_t)(cap ? cap * 2 : 16) * sizeof(*np));
 
@@ -86,11 +86,12 @@ struct ctl_client *cmd_ctl_connect(pid_t pid)
 		if (n != 1) {
 			free(pids);
 			if (n == 0)
-				cmd_error("no traced process (run it with EVTRACE_CONTROL=1, or under "
-					  "evtrace record)");
+				cmd_error("no traced process (run it with EVTRACE_CONTROL=1, "
+					  "or under evtrace record)");
 			else
-				cmd_error("%d traced processes: say which with -p PID (evtrace list)",
-					  n);
+				cmd_error(
+					"%d traced processes: say which with -p PID (evtrace list)",
+					n);
 			return NULL;
 		}
 		pid = pids[0];
