@@ -79,8 +79,10 @@ static void cleanup(void)
 	if (mount_pid > 0 || child_pid > 0) {
 		char cmd[800];
 
-		snprintf(cmd, sizeof(cmd), "fusermount3 -u -z %s >/dev/null 2>&1 || umount -l %s "
-			 ">/dev/null 2>&1", mnt, mnt);
+		snprintf(cmd, sizeof(cmd),
+			 "fusermount3 -u -z %s >/dev/null 2>&1 || umount -l %s "
+			 ">/dev/null 2>&1",
+			 mnt, mnt);
 		if (system(cmd))
 			(void)0;
 	}
@@ -278,7 +280,8 @@ static void seeds_gestures(void)
 	       "common_preempt_count > 4\n");
 	expect("cd events/app/req && echo \"id > 5\" > filter && cat filter", "id > 5\n");
 	T_ASSERT(sh("cd events/app/req; echo \"((id >= 10 && id < 15) || did == 17) && id != 3\" "
-		    "> filter", out, sizeof(out)) == 1);
+		    "> filter",
+		    out, sizeof(out)) == 1);
 	T_ASSERT(strstr(out, "echo: write error: Invalid argument"));
 	s = sh_ok("cat events/app/req/filter");
 	T_ASSERT(strstr(s, "((id >= 10 && id < 15) || did == 17) && id != 3\n"));
@@ -317,7 +320,8 @@ static void seeds_gestures(void)
 	T_ASSERT(!strstr(s, "# tracer"));
 	/* a reader blocked in trace_pipe is interrupted by its signal (timeout(1): 124) */
 	T_ASSERT_EQ(sh("echo 0 > tracing_on; timeout 0.2 cat trace_pipe >/dev/null", out,
-		       sizeof(out)), 124);
+		       sizeof(out)),
+		    124);
 	sh_ok("echo 1 > tracing_on");
 
 	/* '> trace' (open with O_TRUNC, no write) empties the buffer */
@@ -384,8 +388,8 @@ int main(int argc, char **argv)
 		char cmd[1200];
 
 		/* system(): the daemon keeps no descriptor of ours (a pipe would never end) */
-		snprintf(cmd, sizeof(cmd), "%s mount -d -p %d %s </dev/null >/dev/null 2>&1", EVT_TOOL,
-			 (int)child, mnt);
+		snprintf(cmd, sizeof(cmd), "%s mount -d -p %d %s </dev/null >/dev/null 2>&1",
+			 EVT_TOOL, (int)child, mnt);
 		T_ASSERT_EQ(system(cmd), 0);
 		T_ASSERT(mounted());
 		expect("head -1 events/app/req/format", "name: req\n");
@@ -413,9 +417,9 @@ int main(int argc, char **argv)
 	kill(child, SIGTERM);
 	T_ASSERT_EQ(wait_exit(child, 20), 0);
 	child_pid = 0;
-	T_ASSERT_EQ(wait_exit(mp, 20), 0);	/* it saw the exit and unmounted */
+	T_ASSERT_EQ(wait_exit(mp, 20), 0); /* it saw the exit and unmounted */
 	mount_pid = 0;
-	wait_exit(cat, 20);			/* the reader did not hang (EOF or ENODEV) */
+	wait_exit(cat, 20); /* the reader did not hang (EOF or ENODEV) */
 	T_ASSERT(!mounted());
 	fd = open(errfile, O_RDONLY);
 	if (fd >= 0) {

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The events of the cmd-mount tests: system "app" (the seeds' gestures on app:req, app:resp). */
+/* TRACE_EVENT() layout and file names: */
+/* clang-format off */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM app
 
@@ -41,3 +43,4 @@ TRACE_EVENT(resp,
 #undef TRACE_INCLUDE_FILE
 #define TRACE_INCLUDE_FILE mount-app-tp
 #include <evtrace/define_trace.h>
+/* clang-format on */

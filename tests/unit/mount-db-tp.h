@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The events of the cmd-mount tests: system "db", the one 'app:*' leaves alone. */
+/* TRACE_EVENT() layout and file names: */
+/* clang-format off */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM db
 
@@ -27,3 +29,4 @@ TRACE_EVENT(query,
 #undef TRACE_INCLUDE_FILE
 #define TRACE_INCLUDE_FILE mount-db-tp
 #include <evtrace/define_trace.h>
+/* clang-format on */

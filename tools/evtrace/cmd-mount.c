@@ -352,8 +352,7 @@ static int stream_read(struct mount_file *f, char *buf, size_t size)
 	}
 }
 
-static int mnt_read(const char *path, char *buf, size_t size, off_t off,
-		    struct fuse_file_info *fi)
+static int mnt_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	struct mount_file *f = (struct mount_file *)(uintptr_t)fi->fh;
 	int ret = 0;
@@ -693,7 +692,8 @@ int cmd_mount(int argc, char **argv)
 	}
 	if (fuse_mount(mount_state.fuse, dir)) {
 		cmd_error("cannot mount on %s (is /dev/fuse there, fusermount3 installed, DIR a "
-			  "directory?)", dir);
+			  "directory?)",
+			  dir);
 		goto out_destroy;
 	}
 	se = fuse_get_session(mount_state.fuse);
