@@ -295,6 +295,9 @@ static void seeds_gestures(void)
 	/* 5.4 subsystem filters: common fields reach every event */
 	expect("cd events/app && echo common_pid != 0 > filter && cat req/filter resp/filter",
 	       "common_pid != 0\ncommon_pid != 0\n");
+	/* a field only resp has: req keeps its old filter */
+	expect("cd events/app && echo status == 200 > filter; cat req/filter resp/filter",
+	       "common_pid != 0\nstatus == 200\n");
 	expect("cd events/app && echo 0 > filter && cat req/filter resp/filter", "none\nnone\n");
 
 	/* 5.5 PID filtering: '>' replaces, '>>' adds */
