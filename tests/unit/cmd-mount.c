@@ -341,6 +341,11 @@ static void seeds_gestures(void)
 	expect("for i in $(seq 16); do (grep -c '^name: req$' events/app/req/format) & done; wait",
 	       "1\n1\n1\n1\n1\n1\n1\n1\n1\n1\n1\n1\n1\n1\n1\n1\n");
 
+	/* writers and readers at once: each write answered, each read whole */
+	expect("for i in $(seq 8); do (echo 'id > 5' > events/app/req/filter && "
+	       "cat events/app/req/filter) & done; wait; echo 0 > events/app/req/filter",
+	       "id > 5\nid > 5\nid > 5\nid > 5\nid > 5\nid > 5\nid > 5\nid > 5\n");
+
 	/* no file is created */
 	T_ASSERT(sh("echo 1 > no_such_file", out, sizeof(out)) != 0);
 	T_ASSERT(strstr(out, "Permission denied"));
