@@ -325,6 +325,10 @@ static void seeds_gestures(void)
 	T_ASSERT_EQ(sh("echo 0 > tracing_on; timeout 0.2 cat trace_pipe >/dev/null", out,
 		       sizeof(out)),
 		    124);
+	/* O_NONBLOCK: EAGAIN when nothing comes */
+	T_ASSERT(sh("echo > trace; dd if=trace_pipe of=/dev/null iflag=nonblock bs=4096 count=1",
+		    out, sizeof(out)) != 0);
+	T_ASSERT(strstr(out, "Resource temporarily unavailable"));
 	sh_ok("echo 1 > tracing_on");
 
 	/* '> trace' (open with O_TRUNC, no write) empties the buffer */
