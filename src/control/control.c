@@ -78,6 +78,8 @@ static struct {
 	.stop_fd = -1,
 };
 
+static void ctl_exit_hook(void);
+
 /* --- socket I/O ------------------------------------------------------------------ */
 
 /*
@@ -447,6 +449,8 @@ static int do_getbuf(struct conn_ctx *cx, const struct ctl_request *req)
 	pthread_mutex_unlock(&ctl.lock);
 	if (status)
 		return send_frame(cx->fd, req->op, 0, status, NULL, 0, -1);
+	/* exit() must wait for this consumer before the program's destructors run */
+	ctl_exit_hook();
 
 	info.nr_cpus = (uint32_t)evt_ring_buffer_nr_cpus(rb);
 	info.page_size = evt_ring_buffer_page_size(rb);
@@ -752,6 +756,13 @@ static double exit_wait_seconds(void)
  * socket. With EVTRACE_CONTROL_AWAIT=<our pid> (evtrace record sets it for
  * the program it starts) a program that ends before its consumer came
  * waits for it to come, too. The connection threads are not joined: exit() ends them.
+ *
+ * When it runs matters: before the program's destructors, which unregister
+ * its events (the consumer wants their formats). A handler registered in
+ * libevtrace's constructor runs after them (the dynamic linker registers
+ * its _dl_fini, which runs the destructors, after our constructor ran), so
+ * the handler is registered again at later points (ctl_exit_hook()): the
+ * latest registration runs first, the others find the work done.
  */
 static void ctl_atexit(void)
 {
@@ -762,7 +773,7 @@ static void ctl_atexit(void)
 	double wait;
 
 	pthread_mutex_lock(&ctl.lock);
-	if (!ctl.running) {
+	if (!ctl.running || ctl.exiting) { /* registered more than once: the first run did it */
 		pthread_mutex_unlock(&ctl.lock);
 		return;
 	}
@@ -781,6 +792,27 @@ static void ctl_atexit(void)
 	unlink(ctl.path);
 	ctl.path[0] = '\0';
 	pthread_mutex_unlock(&ctl.lock);
+}
+
+/*
+ * (Re-)register ctl_atexit(): at start, from the event layer's init (the
+ * program's constructors, after the dynamic linker's exit handler), when a
+ * client connects and when a consumer takes a buffer. At most a few times.
+ * Context: any thread; not under ctl.lock.
+ */
+static void ctl_exit_hook(void)
+{
+	static int registered; /* under ctl.lock */
+	bool reg = false;
+
+	pthread_mutex_lock(&ctl.lock);
+	if (registered < 8) {
+		registered++;
+		reg = true;
+	}
+	pthread_mutex_unlock(&ctl.lock);
+	if (reg)
+		atexit(ctl_atexit);
 }
 
 /* In a child of fork(): none of the threads came along; forget the endpoint. */
@@ -820,10 +852,9 @@ static void install_hooks(void)
 	for (int i = 0; i < CTL_MAX_CONNS; i++)
 		ctl.conns[i].fd = -1;
 	pthread_atfork(ctl_atfork_prepare, ctl_atfork_parent, ctl_atfork_child);
-	atexit(ctl_atexit);
 }
 
-int evt_control_start(unsigned int flags)
+static int control_start(unsigned int flags)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char dir[sizeof(sa.sun_path)];
@@ -832,6 +863,7 @@ int evt_control_start(unsigned int flags)
 	if (flags)
 		return -EINVAL;
 	pthread_once(&hooks_once, install_hooks);
+	ctl_exit_hook();
 	pthread_mutex_lock(&ctl.lock);
 	if (ctl.running) {
 		pthread_mutex_unlock(&ctl.lock);
@@ -885,7 +917,7 @@ fail:
 	return ret;
 }
 
-int evt_control_stop(void)
+static int control_stop(void)
 {
 	pthread_t acceptor;
 	uint64_t one = 1;
@@ -923,6 +955,23 @@ int evt_control_stop(void)
 	ctl.listen_fd = ctl.stop_fd = -1;
 	pthread_mutex_unlock(&ctl.lock);
 	return 0;
+}
+
+/* The library's int functions never leave errno changed: the system calls above would. */
+int evt_control_start(unsigned int flags)
+{
+	int saved = errno, ret = control_start(flags);
+
+	errno = saved;
+	return ret;
+}
+
+int evt_control_stop(void)
+{
+	int saved = errno, ret = control_stop();
+
+	errno = saved;
+	return ret;
 }
 
 int evt_control_path(char *buf, size_t len)

@@ -21,6 +21,7 @@
  * nesting depth becomes common_preempt_count (with the "hardirq" flag).
  */
 #include <errno.h>
+#include <execinfo.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -39,7 +40,15 @@
 struct writer_tls {
 	pid_t tid;		/* 0: not known yet */
 	uint8_t depth;		/* writes in progress on this thread (signal nesting) */
+	uint8_t nest;		/* of which writes made by a write (event_trace_nest_start) */
 	uint8_t comm_saved;
+	/*
+	 * Return address into the traced program of the write whose triggers
+	 * run now (evt_trace_event_reserve/commit's caller): a stack trace
+	 * starts above it. Saved and restored around the triggers, so a signal
+	 * handler's write in between leaves it as it was.
+	 */
+	void *caller;
 };
 
 /*
@@ -51,11 +60,14 @@ static __thread struct writer_tls wtls __attribute__((tls_model("initial-exec"))
 static pid_t cached_tgid;
 /*
  * Where a record is built when only filtered triggers want it (soft-disabled
- * event, tracing off, buffer full). A signal handler nesting into a write
- * that uses it would overwrite it: the outer triggers then test the inner
- * record (documented in docs/triggers.md).
+ * event, tracing off, buffer full): one per nesting level of the thread's
+ * writes (the kernel's temp_buffer is per CPU and its writers do not nest
+ * within a context; ours do, in signal handlers), so a handler's write does
+ * not overwrite the record its interrupted write's triggers are testing.
+ * Deeper writes than SCRATCH_LEVELS run only their unfiltered triggers.
  */
-static __thread uint64_t trigger_scratch[512];
+#define SCRATCH_LEVELS 4
+static __thread uint64_t trigger_scratch[SCRATCH_LEVELS][512];
 
 static void writer_atfork_child(void)
 {
@@ -68,7 +80,15 @@ static void writer_atfork_child(void)
 /* From events_init(), never from a writer: pthread_atfork() is not async-signal-safe. */
 void writer_init(void)
 {
+	void *frames[4];
+
 	pthread_atfork(NULL, NULL, writer_atfork_child);
+	/*
+	 * glibc's backtrace() loads libgcc_s's unwinder (dlopen, malloc) on its
+	 * first call: make that call here, so the stacktrace trigger's calls in
+	 * writers allocate nothing.
+	 */
+	(void)backtrace(frames, 4);
 }
 
 static __attribute__((noinline)) pid_t writer_tid_slow(void)
@@ -113,10 +133,22 @@ static __attribute__((noinline)) void writer_save_comm(pid_t tid)
 }
 
 /* The next instance of the active set that takes the record; NULL ends the write. */
-static void *trace_event_next(struct evt_trace_event_buffer *fb)
+/* Run @tl's triggers in @mask for the write called from @caller (see writer_tls.caller). */
+static __attribute__((noinline)) void writer_triggers(const struct trigger_list *tl,
+						      unsigned long mask, void *caller)
+{
+	void *saved = wtls.caller;
+
+	wtls.caller = caller;
+	trigger_post(tl, mask);
+	wtls.caller = saved;
+}
+
+static void *trace_event_next(struct evt_trace_event_buffer *fb, void *caller)
 {
 	struct event_active *set = fb->set;
 	pid_t tid = writer_tid(), tgid = writer_tgid();
+	uint8_t depth;
 
 	if (unlikely(!wtls.comm_saved))
 		writer_save_comm(tid);
@@ -130,7 +162,7 @@ static void *trace_event_next(struct evt_trace_event_buffer *fb)
 		/* Triggers without a filter run before anything, record or not (the
 		 * kernel's trace_trigger_soft_disabled()); those with one need it. */
 		if (unlikely(tl) && !tl->cond) {
-			trigger_post(tl, trigger_test(tl, NULL, 0));
+			writer_triggers(tl, trigger_test(tl, NULL, 0), caller);
 			tl = NULL;
 		}
 		if (unlikely(ld_relaxed(&file->flags) & EVT_FILE_SOFT_DISABLED))
@@ -141,7 +173,7 @@ static void *trace_event_next(struct evt_trace_event_buffer *fb)
 		if (unlikely(rcu_deref(inst->pids) != NULL) &&
 		    !instance_pid_allowed_rcu(inst, tid, tgid))
 			continue;
-		rbe = evt_ring_buffer_lock_reserve(inst->rb, fb->len);
+		rbe = evt_ring_buffer_lock_reserve(instance_live_rb(inst), fb->len);
 		if (unlikely(!rbe))
 			goto scratch;
 		ent = evt_ring_buffer_event_data(rbe);
@@ -149,13 +181,15 @@ static void *trace_event_next(struct evt_trace_event_buffer *fb)
 scratch:
 		/* No record in the buffer, but filtered triggers want one: the thread's
 		 * scratch record (the kernel's temp_buffer). */
-		if (likely(!tl) || fb->len > sizeof(trigger_scratch))
+		if (likely(!tl) || fb->len > sizeof(trigger_scratch[0]) ||
+		    wtls.depth > SCRATCH_LEVELS)
 			continue;
-		ent = (struct evt_trace_entry *)(void *)trigger_scratch;
+		ent = (struct evt_trace_entry *)(void *)trigger_scratch[wtls.depth - 1];
 fill:
+		depth = (uint8_t)(wtls.depth - wtls.nest);
 		ent->common_type = (uint16_t)file->event->id;
-		ent->common_flags = wtls.depth > 1 ? EVT_TRACE_FLAG_HARDIRQ : 0;
-		ent->common_preempt_count = (uint8_t)(wtls.depth - 1);
+		ent->common_flags = depth > 1 ? EVT_TRACE_FLAG_HARDIRQ : 0;
+		ent->common_preempt_count = (uint8_t)(depth - 1);
 		ent->common_pid = tid;
 		ent->common_tgid = tgid;
 		fb->rbe = rbe;
@@ -193,13 +227,48 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 	/* The depth before anything else of the write: a signal handler nesting here
 	 * sees it (the compiler must not sink the store past the reserve). */
 	signal_fence();
-	return trace_event_next(fb);
+	return trace_event_next(fb, __builtin_return_address(0));
+}
+
+void *event_file_trace_reserve(struct evt_trace_event_buffer *fb, struct trace_event_file *file,
+			       size_t len)
+{
+	if (unlikely(len > UINT16_MAX))
+		return NULL;
+	rcu_lock();
+	fb->set = file->self;
+	fb->len = (uint32_t)len;
+	fb->idx = 0;
+	wtls.depth++;
+	/* As in evt_trace_event_reserve(): the depth before the reserve. */
+	signal_fence();
+	return trace_event_next(fb, __builtin_return_address(0));
+}
+
+bool event_trace_nest_start(void)
+{
+	if (!wtls.depth)
+		return false;
+	wtls.nest++;
+	/* Compiler order only: a signal handler on this thread sees the count. */
+	signal_fence();
+	return true;
+}
+
+void event_trace_nest_end(bool nested)
+{
+	if (!nested)
+		return;
+	/* Compiler order only: the nested write is over before the count drops. */
+	signal_fence();
+	wtls.nest--;
 }
 
 void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 {
 	struct trace_event_file *file = fb->file;
-	struct evt_ring_buffer *rb = file->inst->rb;
+	/* A snapshot may have swapped the buffers since the reservation. */
+	struct evt_ring_buffer *rb = fb->rbe ? instance_rb_of(file->inst, fb->rbe) : NULL;
 	/* Acquire: the program is complete before we run it (pairs with rcu_publish). */
 	struct filter_prog *prog = rcu_deref(file->filter);
 	struct trigger_list *tl = trigger_list_rcu(file);
@@ -207,8 +276,14 @@ void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 
 	/* Filtered triggers test the record before it is committed, run after
 	 * (the kernel's event_triggers_call() and event_triggers_post_call()). */
-	if (unlikely(tl) && tl->cond)
+	if (unlikely(tl) && tl->cond) {
+		/* hist triggers run in trigger_test: their stack keys start above the caller */
+		void *saved = wtls.caller;
+
+		wtls.caller = __builtin_return_address(0);
 		fire = trigger_test(tl, fb->entry, fb->len);
+		wtls.caller = saved;
+	}
 	if (unlikely(!fb->rbe)) {
 		/* the scratch record: nothing to commit */
 	} else if (prog && !filter_match(prog, fb->entry, fb->len)) {
@@ -217,15 +292,31 @@ void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 		evt_ring_buffer_unlock_commit(rb, fb->rbe);
 	}
 	if (unlikely(fire))
-		trigger_post(tl, fire);
-	return trace_event_next(fb);
+		writer_triggers(tl, fire, __builtin_return_address(0));
+	return trace_event_next(fb, __builtin_return_address(0));
 }
 
 /* trace_marker: an ftrace:print record, "ip" then the text (NUL-terminated). */
+/* The triggers of ftrace:print in @inst (its file is in the event's active set while it
+ * has some: soft mode), inside rcu_lock(). */
+static struct trigger_list *marker_triggers(struct evt_instance *inst)
+{
+	/* Acquire: a published set is complete (pairs with rcu_publish). */
+	struct event_active *set = event_print ? rcu_deref(event_print->active) : NULL;
+
+	for (unsigned int i = 0; set && i < set->nr; i++)
+		if (set->files[i]->inst == inst)
+			return trigger_list_rcu(set->files[i]);
+	return NULL;
+}
+
 int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t len)
 {
 	struct evt_ring_buffer_event *rbe;
+	struct trigger_list *tl;
+	struct evt_ring_buffer *rb;
 	struct evt_trace_entry *ent;
+	unsigned long fire = 0;
 	size_t max, n;
 	char *text;
 
@@ -234,11 +325,17 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 	events_init();
 	if (!ld_relaxed(&inst->tracing_on))
 		return -EBADF;		/* the kernel: "ring buffer disabled" */
-	max = evt_ring_buffer_page_size(inst->rb) - EVT_RB_PAGE_HDR_SIZE - 64;
+	/* A writer like the others: a snapshot's buffer is freed a grace period
+	 * after it stops being the live one. */
+	rcu_lock();
+	rb = instance_live_rb(inst);
+	max = evt_ring_buffer_page_size(rb) - EVT_RB_PAGE_HDR_SIZE - 64;
 	n = len < max ? len : max;
-	rbe = evt_ring_buffer_lock_reserve(inst->rb, sizeof(*ent) + 8 + n + 2);
-	if (!rbe)
+	rbe = evt_ring_buffer_lock_reserve(rb, sizeof(*ent) + 8 + n + 2);
+	if (!rbe) {
+		rcu_unlock();
 		return -EBADF;
+	}
 	ent = evt_ring_buffer_event_data(rbe);
 	ent->common_type = EVENT_ID_PRINT;
 	ent->common_flags = 0;
@@ -250,10 +347,99 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 	memset((char *)ent + sizeof(*ent), 0, 8);	/* ip: none in user space */
 	text = (char *)ent + sizeof(*ent) + 8;
 	memcpy(text, buf, n);
+	/* The print event's triggers (histogram.rst 3: "User space creating a
+	 * trigger"), as for any event: record readers before the commit; as the
+	 * kernel's tracing_mark_write(), on the text before its newline is added. */
+	text[n] = '\0';
+	tl = marker_triggers(inst);
+	if (unlikely(tl)) {
+		void *saved = wtls.caller;
+
+		wtls.caller = __builtin_return_address(0);
+		if (!tl->cond) {
+			trigger_post(tl, trigger_test(tl, NULL, 0));
+			tl = NULL;
+		} else {
+			fire = trigger_test(tl, ent, sizeof(*ent) + 8 + n + 1);
+		}
+		wtls.caller = saved;
+	}
 	/* As the kernel: the text always ends in a newline. */
 	if (!n || text[n - 1] != '\n')
 		text[n++] = '\n';
 	text[n] = '\0';
-	evt_ring_buffer_unlock_commit(inst->rb, rbe);
+	evt_ring_buffer_unlock_commit(rb, rbe);
+	if (unlikely(fire))
+		writer_triggers(tl, fire, __builtin_return_address(0));
+	rcu_unlock();
 	return (int)(len < max ? len : max);
+}
+
+/* --- ftrace:kernel_stack (the stacktrace trigger) ------------------------------------------ */
+
+#define STACK_DEPTH_MAX 64 /* frames taken; those above the traced call site are recorded */
+
+/* The frames above the traced call site in frames[*skip..n); returns n. */
+static int stack_above_caller(void **frames, int max, int *skip)
+{
+	void *caller = wtls.caller;
+	int n;
+
+	*skip = 0;
+	/* No allocation: writer_init() made the unwinder's first call. */
+	n = backtrace(frames, max);
+	/* Start above the traced program's call into the writer (the kernel skips
+	 * its tracing frames the same way); all of it when that is not found. */
+	for (int i = 0; caller && i < n; i++) {
+		if (frames[i] == caller) {
+			*skip = i + 1;
+			break;
+		}
+	}
+	return n;
+}
+
+int event_stack_frames(uint64_t *ips, int max)
+{
+	void *frames[STACK_DEPTH_MAX];
+	int n, skip, nr;
+
+	n = stack_above_caller(frames, STACK_DEPTH_MAX, &skip);
+	nr = n - skip < max ? n - skip : max;
+	for (int i = 0; i < nr; i++)
+		ips[i] = (uint64_t)(uintptr_t)frames[skip + i];
+	return nr;
+}
+
+int event_trace_stack(struct evt_instance *inst)
+{
+	struct evt_ring_buffer_event *rbe;
+	struct evt_ring_buffer *rb;
+	void *frames[STACK_DEPTH_MAX];
+	struct evt_trace_entry *ent;
+	int n, skip;
+	int32_t nr;
+
+	if (!ld_relaxed(&inst->tracing_on))
+		return -EBADF;
+	n = stack_above_caller(frames, STACK_DEPTH_MAX, &skip);
+	nr = n - skip;
+	rb = instance_live_rb(inst);
+	rbe = evt_ring_buffer_lock_reserve(rb, EVENT_STACK_CALLER_OFF + (size_t)nr * 8);
+	if (!rbe)
+		return -ENOBUFS;
+	ent = evt_ring_buffer_event_data(rbe);
+	ent->common_type = EVENT_ID_KERNEL_STACK;
+	ent->common_flags = wtls.depth > 1 ? EVT_TRACE_FLAG_HARDIRQ : 0;
+	ent->common_preempt_count = (uint8_t)(wtls.depth ? wtls.depth - 1 : 0);
+	ent->common_pid = writer_tid();
+	ent->common_tgid = writer_tgid();
+	memcpy((char *)ent + sizeof(*ent), &nr, 4);
+	for (int i = 0; i < nr; i++) {
+		uint64_t ip = (uint64_t)(uintptr_t)frames[skip + i];
+
+		memcpy((char *)ent + EVENT_STACK_CALLER_OFF + (size_t)i * 8, &ip, 8);
+	}
+	evt_ring_buffer_unlock_commit(rb, rbe);
+	return 0;
 }

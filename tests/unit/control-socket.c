@@ -75,7 +75,9 @@ int main(void)
 	make_stale(dir, stale, sizeof(stale));
 
 	T_ASSERT_EQ(evt_control_path(path, sizeof(path)), -ENOENT);
+	errno = 1234;
 	T_ASSERT_OK(evt_control_start(0));
+	T_ASSERT_EQ(errno, 1234);	/* the directory existed (mkdir: EEXIST), errno kept */
 	T_ASSERT_OK(evt_control_start(0)); /* idempotent */
 	T_ASSERT_OK(evt_control_path(path, sizeof(path)));
 	T_ASSERT(access(stale, F_OK) < 0); /* the dead pid's socket is gone */

@@ -14,6 +14,7 @@
 
 static const struct evtrace_cmd commands[] = {
 	{ "cat", cmd_cat, "print files of a traced process's tracing tree" },
+	{ "export", cmd_export, "convert a trace.dat file to Perfetto/Chrome JSON trace events" },
 	{ "hist", cmd_hist, "print the hist files of a traced process's events" },
 	{ "list", cmd_list, "the traced processes and their events" },
 #ifdef EVT_HAVE_FUSE

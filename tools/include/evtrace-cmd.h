@@ -24,6 +24,7 @@ struct evtrace_cmd {
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int cmd_cat(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_mount(int argc, char **argv); /* built with libfuse3 only (EVT_HAVE_FUSE) */
