@@ -48,6 +48,14 @@ struct trace_event_file;
 
 /* The ID of ftrace:print (trace_marker), the kernel's TRACE_PRINT. */
 #define EVENT_ID_PRINT		5
+/*
+ * The "ip" of its records. User space has no tracing_mark_write to point at; a
+ * fixed placeholder that no code address equals (not 0: trace.dat files name
+ * this address tracing_mark_write in their kallsyms, and a symbol at 0 would
+ * also name every empty caller slot of a kernel_stack record, which
+ * KernelShark prints; output/tracedat_write.c).
+ */
+#define EVENT_PRINT_IP		1
 /* The ID of ftrace:kernel_stack (the stacktrace trigger's records), the kernel's TRACE_STACK. */
 #define EVENT_ID_KERNEL_STACK	4
 /* Its layout: common fields, int size (frames) at 12, u64 caller[size] from 16. */

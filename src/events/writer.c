@@ -344,7 +344,8 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 	ent->common_tgid = writer_tgid();
 	if (!wtls.comm_saved)
 		writer_save_comm(ent->common_pid);
-	memset((char *)ent + sizeof(*ent), 0, 8);	/* ip: none in user space */
+	/* ip: none in user space, a placeholder trace.dat files name tracing_mark_write */
+	memcpy((char *)ent + sizeof(*ent), &(uint64_t){ EVENT_PRINT_IP }, 8);
 	text = (char *)ent + sizeof(*ent) + 8;
 	memcpy(text, buf, n);
 	/* The print event's triggers (histogram.rst 3: "User space creating a

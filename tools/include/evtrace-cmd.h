@@ -27,6 +27,7 @@ int cmd_cat(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_mount(int argc, char **argv); /* built with libfuse3 only (EVT_HAVE_FUSE) */
 int cmd_record(int argc, char **argv);
 int cmd_relay(int argc, char **argv);
 int cmd_report(int argc, char **argv);
