@@ -19,6 +19,7 @@
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -29,14 +30,14 @@
 #define CREATE_TRACE_POINTS
 #include "record-demo-tp.h"
 
-static volatile sig_atomic_t stop;
+static atomic_int stop; /* set by SIGINT/SIGTERM, read by the workers */
 static long requests = 200;
 static double seconds = -1;
 
 static void on_stop(int sig)
 {
 	(void)sig;
-	stop = 1;
+	atomic_store_explicit(&stop, 1, memory_order_relaxed); /* a flag, nothing else */
 }
 
 static double now(void)
@@ -57,7 +58,8 @@ static void *worker(void *arg)
 		struct timespec work = { 0, 20000 + 5000 * (long)(req % 7) };
 		double t0;
 
-		if (stop || (seconds < 0 && (long)req >= requests) || (end && now() >= end))
+		if (atomic_load_explicit(&stop, memory_order_relaxed) ||
+		    (seconds < 0 && (long)req >= requests) || (end && now() >= end))
 			break;
 		t0 = now();
 		trace_req_start(id, req, paths[(req + (unsigned int)id) % 4]);

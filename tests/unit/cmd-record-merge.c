@@ -58,8 +58,15 @@ static void wait_held(pid_t pid)
 
 		T_ASSERT_OK(ctl_connect_pid(pid, &c));
 		ret = ctl_get_buffer(c, NULL, &fd, NULL);
-		if (!ret)
+		if (ret == 0) {
+			/*
+			 * Give it back before closing: a close is released by the
+			 * server's thread later, and the next probe would see our own
+			 * EBUSY and take it for the record's.
+			 */
 			close(fd);
+			T_ASSERT_OK(ctl_put_buffer(c));
+		}
 		ctl_close(c);
 		if (ret == -EBUSY)
 			return;
