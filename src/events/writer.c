@@ -291,7 +291,8 @@ void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 	if (unlikely(!fb->rbe)) {
 		/* the scratch record: nothing to commit */
 	} else if (prog && !filter_match(prog, fb->entry, FB_LEN(fb))) {
-		evt_ring_buffer_discard_commit(rb, fb->rbe);
+		/* Release: the padding is visible before the count that covers it. */
+		rb_discard_commit_cpu(rb, fb->rbe, FB_CPU(fb));
 	} else {
 		/* Release: the record is visible before the count that covers it. */
 		rb_unlock_commit_cpu(rb, fb->rbe, FB_CPU(fb));

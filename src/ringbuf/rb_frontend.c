@@ -291,16 +291,8 @@ int evt_ring_buffer_unlock_commit(struct evt_ring_buffer *rb,
 int evt_ring_buffer_discard_commit(struct evt_ring_buffer *rb,
 				   struct evt_ring_buffer_event *event)
 {
-	uint32_t len = rb_own_entry_len(event);
-	uint32_t hdr = EVT_RINGBUF_TYPE_PADDING | (uint32_t)event->time_delta << 5;
-	uint32_t a0 = len - RB_HDR_SIZE;
-	unsigned char *p = (unsigned char *)event;
-
-	/* Padding keeps the delta: the time chain stays exact for what follows. */
-	memcpy(p, &hdr, 4);
-	memcpy(p + 4, &a0, 4);
-	/* The length was taken before the header became padding: commit all of it. */
-	rb_commit_bytes(rb, (struct rb_page *)((uintptr_t)event & rb->page_mask), len);
+	/* The length is taken before the header becomes padding: all of it is committed. */
+	rb_discard_commit_cpu(rb, event, RB_CPU_NONE);
 	return 0;
 }
 

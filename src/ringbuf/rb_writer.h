@@ -231,6 +231,27 @@ static inline void rb_unlock_commit_cpu(struct evt_ring_buffer *rb,
 	rb_commit_on(rb, page, rb_own_entry_len(event), cpu);
 }
 
+/*
+ * rb_discard_commit_cpu() - evt_ring_buffer_discard_commit() of an event
+ * reserved by this thread on CPU buffer @cpu (RB_CPU_NONE: not known): the
+ * entry becomes padding that keeps its time delta, then all of it is
+ * committed (release, as a commit).
+ */
+static inline void rb_discard_commit_cpu(struct evt_ring_buffer *rb,
+					 struct evt_ring_buffer_event *event, unsigned int cpu)
+{
+	uint32_t len = rb_own_entry_len(event);
+	uint32_t hdr = EVT_RINGBUF_TYPE_PADDING | (uint32_t)event->time_delta << 5;
+	uint32_t a0 = len - RB_HDR_SIZE;
+	unsigned char *p = (unsigned char *)event;
+
+	/* Padding keeps the delta: the time chain stays exact for what follows. */
+	memcpy(p, &hdr, 4);
+	memcpy(p + 4, &a0, 4);
+	/* Release: the padding header is visible before the count that covers it. */
+	rb_commit_on(rb, (struct rb_page *)((uintptr_t)event & rb->page_mask), len, cpu);
+}
+
 /* evt_ring_buffer_event_data() of an event this thread reserved (its header is ours). */
 static inline void *rb_own_event_data(struct evt_ring_buffer_event *event)
 {
