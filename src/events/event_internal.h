@@ -51,9 +51,16 @@ struct trace_event_file;
 #define EVENT_ID_FIRST		32
 #define EVENT_ID_MAX		65535
 
-/* The writers' view of which instances record an event (RCU-published). */
+/*
+ * The writers' view of which instances record an event (RCU-published).
+ * rb0 is files[0]->inst->rb, copied so that the writer's fast path reaches
+ * the ring buffer two dependent loads sooner (an instance's buffer is set at
+ * its creation and freed after its files have left every set and a grace
+ * period has passed, so the copy lives as long as the set may be read).
+ */
 struct event_active {
 	unsigned int nr;
+	struct evt_ring_buffer *rb0;
 	struct trace_event_file *files[];
 };
 

@@ -281,6 +281,7 @@ void event_update_active_locked(struct evt_event *ev)
 				return;
 		} else {
 			set->nr = n;
+			set->rb0 = files[0]->inst->rb;
 			memcpy(set->files, files, n * sizeof(files[0]));
 		}
 	}

@@ -229,7 +229,7 @@ static inline void *trace_event_first(struct evt_trace_event_buffer *fb,
 		     !ld_relaxed(&inst->tracing_on) || rcu_deref(inst->pids) != NULL))
 		return NULL;
 	fb->idx = 1;
-	rbe = rb_lock_reserve_cpu(inst->rb, len, &cpu);
+	rbe = rb_lock_reserve_cpu(set->rb0, len, &cpu);
 	if (unlikely(!rbe))
 		return trace_event_end();	/* counted as dropped; no trigger wants it */
 	ent = rb_own_event_data(rbe);
@@ -277,11 +277,12 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 {
 	struct trace_event_file *file = fb->file;
-	struct evt_ring_buffer *rb = file->inst->rb;
+	struct event_active *set = fb->set;
+	/* The record is in files[idx - 1]'s buffer; that of files[0] is in the set itself. */
+	struct evt_ring_buffer *rb = likely(fb->idx == 1) ? set->rb0 : file->inst->rb;
 	/* Acquire: the program is complete before we run it (pairs with rcu_publish). */
 	struct filter_prog *prog = rcu_deref(file->filter);
 	struct trigger_list *tl = trigger_list_rcu(file);
-	struct event_active *set = fb->set;
 	unsigned long fire = 0;
 
 	/* Filtered triggers test the record before it is committed, run after
