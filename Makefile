@@ -50,14 +50,35 @@ check-stress: deps
 fuzz: deps
 	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL bash tests/check.sh --fuzz
 
+# The examples, then events-demo's trace as a trace.dat file: `evtrace report` prints its head,
+# `evtrace export` makes the Perfetto/Chrome JSON. (Until `evtrace record` lands, events-demo
+# writes the file itself, with evt_tracedat_write_file(); then: evtrace record -o FILE -- PROG.)
+DEMO_DAT = $(BUILD)/events-demo.dat
+DEMO_JSON = $(BUILD)/events-demo.json
 demo: build
 	@set -e; for d in rb-demo events-demo; do \
 		if [ ! -x $(BUILD)/examples/$$d ]; then \
 			echo "make demo: no $(BUILD)/examples/$$d (examples/$$d.c)"; exit 1; \
 		fi; \
-		echo "== $(BUILD)/examples/$$d (examples/$$d.c)"; \
-		$(BUILD)/examples/$$d; \
-	done
+	done; \
+	echo "== $(BUILD)/examples/rb-demo (examples/rb-demo.c)"; \
+	$(BUILD)/examples/rb-demo; \
+	echo "== $(BUILD)/examples/events-demo $(DEMO_DAT) (examples/events-demo.c)"; \
+	$(BUILD)/examples/events-demo $(DEMO_DAT); \
+	echo "== $(BUILD)/tools/evtrace report $(DEMO_DAT) | head -n 12"; \
+	$(BUILD)/tools/evtrace report $(DEMO_DAT) > $(DEMO_DAT).txt; \
+	head -n 12 $(DEMO_DAT).txt; rm -f $(DEMO_DAT).txt; \
+	echo "== $(BUILD)/tools/evtrace export -o $(DEMO_JSON) $(DEMO_DAT)"; \
+	$(BUILD)/tools/evtrace export -o $(DEMO_JSON) $(DEMO_DAT); \
+	head -c 300 $(DEMO_JSON); echo " ..."; \
+	echo; \
+	echo "To look at the trace:"; \
+	printf '  %-50s %s\n' "$(BUILD)/tools/evtrace report $(DEMO_DAT)" \
+		"# all of it, in the kernel's trace layout" \
+		"trace-cmd report $(DEMO_DAT)" "# the same, by trace-cmd (apt install trace-cmd)" \
+		"kernelshark $(DEMO_DAT)" "# the timeline (apt install kernelshark)"; \
+	echo "  Perfetto: https://ui.perfetto.dev, 'Open trace file', $(DEMO_JSON)"; \
+	echo "  (or chrome://tracing, Load)"
 
 # Release (-O2 -DNDEBUG) in $(BUILD)-bench/; each benchmark prints its configuration and figures.
 bench:

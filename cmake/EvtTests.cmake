@@ -47,10 +47,15 @@ foreach(src ${EVT_UNIT_TESTS})
 	set_tests_properties(unit/${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60 LABELS unit)
 endforeach()
 
+# Stack traces name the program's own functions: dladdr() needs them in the dynamic symbol table.
+if(TARGET unit-trigger-stacktrace)
+	set_target_properties(unit-trigger-stacktrace PROPERTIES ENABLE_EXPORTS ON)
+endif()
+
 # Tests that change the kernel's tracing state (their own instances and uprobes, trace-cmd
 # extract) run one at a time: trace-cmd walks every instance, and one test removing its
 # instance under another's trace-cmd made that fail.
-foreach(name events-trace-kernel filter-diff tracedat-kernel tracefs-kernel)
+foreach(name events-trace-kernel filter-diff tracedat-kernel tracefs-kernel trigger-diff)
 	if(TEST unit/${name})
 		set_tests_properties(unit/${name} PROPERTIES RESOURCE_LOCK kernel-tracefs)
 	endif()

@@ -8,7 +8,11 @@
  *   ... four threads run ...
  *   cat trace
  *
- * `make demo` runs it after rb-demo.
+ * With a FILE argument it then writes the trace as a trace.dat file (what
+ * `evtrace record` will write from outside the program), for `evtrace report`,
+ * `trace-cmd report`, KernelShark and `evtrace export` (Perfetto).
+ *
+ * `make demo` runs it after rb-demo, with build/events-demo.dat.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -68,7 +72,7 @@ static int cat(const char *path)
 	return n < 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	pthread_t t[4];
 	int err = 0;
@@ -90,6 +94,14 @@ int main(void)
 
 	err |= cat("trace");
 	err |= cat("error_log");
+	if (argc > 1) {
+		/* after `cat trace`: writing the file consumes the buffer, as trace_pipe_raw does */
+		long long n = evt_tracedat_write_file(NULL, argv[1], 0);
+
+		printf("# wrote %s: %lld bytes%s%s\n", argv[1], n < 0 ? 0 : n, n < 0 ? ", " : "",
+		       n < 0 ? evt_strerror((int)n) : "");
+		err |= n < 0;
+	}
 	echo("", "set_event");
 	return err;
 }

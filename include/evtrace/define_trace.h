@@ -246,8 +246,11 @@
 #define __assign_str(item, ...)								\
 	__evt_assign_str(__get_str(item), (const char *)__data_offsets.item##_ptr_,	\
 		       __get_dynamic_array_len(item))
+/* Inlined into each event's __evt_do_trace_<name>: a stacktrace trigger's record starts
+ * above that frame (the writer knows its return address, not this one's). */
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
-	static void __evt_class_trace_##call(struct evt_event_def *__def, proto)	\
+	static inline __attribute__((always_inline, unused)) void			\
+	__evt_class_trace_##call(struct evt_event_def *__def, proto)			\
 	{										\
 		struct evt_trace_event_buffer __fb; /* evt_trace_event_reserve() sets it */ \
 		struct evt_data_offsets_##call __data_offsets;				\

@@ -15,6 +15,8 @@
 #include <evtrace/seq.h>
 #include <evtrace/events.h>
 #include <evtrace/instance.h>
+#include <evtrace/dynevent.h>
+#include <evtrace/synth.h>
 #include <evtrace/tracefs.h>
 #include <evtrace/tracedat.h>
 

@@ -30,11 +30,21 @@
 #define add_release(p, v)	__atomic_fetch_add((p), (v), __ATOMIC_RELEASE)
 #define sub_relaxed(p, v)	__atomic_fetch_sub((p), (v), __ATOMIC_RELAXED)
 #define xchg_acq_rel(p, v)	__atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
+#define or_relaxed(p, v)	__atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
+#define and_relaxed(p, v)	__atomic_fetch_and((p), (v), __ATOMIC_RELAXED)
 
 /* 8-byte CAS; on failure *expected is updated with the current value. */
 #define cas_acq_rel(p, expected, desired)					\
 	__atomic_compare_exchange_n((p), (expected), (desired), false,		\
 				    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+
+/* CAS of any size; on failure *expected is updated with the current value. */
+#define cas_relaxed(p, expected, desired)					\
+	__atomic_compare_exchange_n((p), (expected), (desired), false,		\
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED)
+#define cas_release(p, expected, desired)					\
+	__atomic_compare_exchange_n((p), (expected), (desired), false,		\
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED)
 
 #define fence_acquire()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define fence_release()		__atomic_thread_fence(__ATOMIC_RELEASE)

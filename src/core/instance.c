@@ -24,6 +24,7 @@
 #include "compat/urcu.h"
 #include "events/event_internal.h"
 #include "filter/filter.h"
+#include "ringbuf/rb_internal.h"
 
 #define INSTANCE_DEFAULT_KB	1408	/* the kernel's default buffer_size_kb */
 
@@ -50,6 +51,7 @@ static void file_free(struct trace_event_file *file)
 	filter_free(file->filter);
 	free(file->filter_shown);
 	trigger_file_free(file->triggers);
+	free(file->self);
 	free(file);
 }
 
@@ -57,10 +59,17 @@ static struct trace_event_file *file_new(struct evt_instance *inst, struct evt_e
 {
 	struct trace_event_file *file = calloc(1, sizeof(*file));
 
-	if (file) {
-		file->inst = inst;
-		file->event = ev;
+	if (!file)
+		return NULL;
+	file->self = malloc(sizeof(*file->self) + sizeof(file->self->files[0]));
+	if (!file->self) {
+		free(file);
+		return NULL;
 	}
+	file->self->nr = 1;
+	file->self->files[0] = file;
+	file->inst = inst;
+	file->event = ev;
 	return file;
 }
 
@@ -72,8 +81,12 @@ static void instance_free(struct evt_instance *inst)
 		file_free(inst->files[i]);
 	free(inst->files);
 	free(inst->pids);
-	if (inst->rb)
+	if (inst->snap_bufs[0]) {
+		evt_ring_buffer_free(inst->snap_bufs[0]);
+		evt_ring_buffer_free(inst->snap_bufs[1]);
+	} else if (inst->rb) {
 		evt_ring_buffer_free(inst->rb);
+	}
 	free(inst);
 }
 
@@ -101,20 +114,28 @@ static int instance_fill_files_locked(struct evt_instance *inst, unsigned int nr
 	return 0;
 }
 
+/* An instance's buffer: the live one, or the snapshot buffer made like it. */
+static int instance_rb_alloc(unsigned long kb, enum evt_clock_id clock,
+			     struct evt_ring_buffer **rbp)
+{
+	struct evt_ring_buffer_opts opts = { 0 };
+
+	opts.size = kb * 1024;
+	opts.flags = EVT_RB_FL_OVERWRITE;
+	opts.clock = clock;
+	return evt_ring_buffer_alloc_opts(&opts, rbp);
+}
+
 static struct evt_instance *instance_new(const char *name)
 {
 	struct evt_instance *inst = calloc(1, sizeof(*inst));
-	struct evt_ring_buffer_opts opts = { 0 };
 	int ret;
 
 	if (!inst)
 		return NULL;
 	snprintf(inst->name, sizeof(inst->name), "%s", name);
 	inst->buffer_kb = instance_default_kb();
-	opts.size = inst->buffer_kb * 1024;
-	opts.flags = EVT_RB_FL_OVERWRITE;
-	opts.clock = EVT_CLOCK_LOCAL;
-	ret = evt_ring_buffer_alloc_opts(&opts, &inst->rb);
+	ret = instance_rb_alloc(inst->buffer_kb, EVT_CLOCK_LOCAL, &inst->rb);
 	if (ret) {
 		free(inst);
 		return NULL;
@@ -386,30 +407,33 @@ bool evt_instance_tracing_is_on(const struct evt_instance *inst)
 
 int evt_instance_nr_cpus(const struct evt_instance *inst)
 {
-	return inst ? evt_ring_buffer_nr_cpus(inst->rb) : -EINVAL;
+	return inst ? evt_ring_buffer_nr_cpus(instance_live_rb(inst)) : -EINVAL;
 }
 
 struct evt_ring_buffer *evt_instance_ring_buffer(struct evt_instance *inst)
 {
-	return inst ? inst->rb : NULL;
+	return inst ? instance_live_rb(inst) : NULL;
 }
 
 int evt_instance_buffer_size_kb(struct evt_instance *inst, int cpu, unsigned long *kb)
 {
 	int nr;
 
+	struct evt_ring_buffer *rb;
+
 	if (!inst || !kb)
 		return -EINVAL;
-	nr = evt_ring_buffer_nr_cpus(inst->rb);
+	rb = instance_live_rb(inst);
+	nr = evt_ring_buffer_nr_cpus(rb);
 	if (cpu >= nr || cpu < -1)
 		return -EINVAL;
 	if (cpu >= 0) {
-		*kb = evt_ring_buffer_size(inst->rb, cpu) / 1024;
+		*kb = evt_ring_buffer_size(rb, cpu) / 1024;
 		return 0;
 	}
-	*kb = evt_ring_buffer_size(inst->rb, 0) / 1024;
+	*kb = evt_ring_buffer_size(rb, 0) / 1024;
 	for (int c = 1; c < nr; c++)
-		if (evt_ring_buffer_size(inst->rb, c) / 1024 != *kb)
+		if (evt_ring_buffer_size(rb, c) / 1024 != *kb)
 			return -EAGAIN;
 	return 0;
 }
@@ -420,9 +444,22 @@ int evt_instance_resize_kb(struct evt_instance *inst, int cpu, unsigned long kb)
 
 	if (!inst || kb == 0 || kb > (1ul << 22))
 		return -EINVAL;
-	ret = evt_ring_buffer_resize(inst->rb, kb * 1024, cpu < 0 ? EVT_RB_ALL_CPUS : cpu);
+	/* event_mutex: the snapshot buffer, when there is one, is resized too (as
+	 * the kernel resizes max_buffer) and cannot be freed meanwhile. */
+	event_lock();
+	if (inst->snap_bufs[0]) {
+		for (int i = 0; i < 2; i++) {
+			ret = evt_ring_buffer_resize(inst->snap_bufs[i], kb * 1024,
+						     cpu < 0 ? EVT_RB_ALL_CPUS : cpu);
+			if (ret)
+				break;
+		}
+	} else {
+		ret = evt_ring_buffer_resize(inst->rb, kb * 1024, cpu < 0 ? EVT_RB_ALL_CPUS : cpu);
+	}
 	if (!ret && cpu < 0)
 		inst->buffer_kb = kb;
+	event_unlock();
 	return ret;
 }
 
@@ -431,29 +468,41 @@ unsigned long evt_instance_buffer_total_size_kb(struct evt_instance *inst)
 	unsigned long total = 0;
 	int nr;
 
+	struct evt_ring_buffer *rb;
+
 	if (!inst)
 		return 0;
-	nr = evt_ring_buffer_nr_cpus(inst->rb);
+	rb = instance_live_rb(inst);
+	nr = evt_ring_buffer_nr_cpus(rb);
 	for (int c = 0; c < nr; c++)
-		total += evt_ring_buffer_size(inst->rb, c) / 1024;
+		total += evt_ring_buffer_size(rb, c) / 1024;
 	return total;
 }
 
 const char *evt_instance_clock(const struct evt_instance *inst)
 {
-	return inst ? evt_clock_name(evt_ring_buffer_clock(inst->rb)) : NULL;
+	return inst ? evt_clock_name(evt_ring_buffer_clock(ld_acquire(&inst->rb))) : NULL;
 }
 
 int evt_instance_set_clock(struct evt_instance *inst, const char *name)
 {
-	int id;
+	int id, ret = 0;
 
 	if (!inst || !name)
 		return -EINVAL;
 	id = evt_clock_by_name(name);
 	if (id < 0)
 		return -EINVAL;
-	return evt_ring_buffer_set_clock(inst->rb, (enum evt_clock_id)id);
+	/* Both buffers of a snapshot keep one clock (as the kernel sets max_buffer's). */
+	event_lock();
+	if (inst->snap_bufs[0]) {
+		for (int i = 0; i < 2 && !ret; i++)
+			ret = evt_ring_buffer_set_clock(inst->snap_bufs[i], (enum evt_clock_id)id);
+	} else {
+		ret = evt_ring_buffer_set_clock(inst->rb, (enum evt_clock_id)id);
+	}
+	event_unlock();
+	return ret;
 }
 
 int evt_instance_clock_list(const struct evt_instance *inst, char *buf, size_t size)
@@ -463,7 +512,7 @@ int evt_instance_clock_list(const struct evt_instance *inst, char *buf, size_t s
 
 	if (!inst)
 		return -EINVAL;
-	cur = evt_ring_buffer_clock(inst->rb);
+	cur = evt_ring_buffer_clock(ld_acquire(&inst->rb));
 	for (int id = 0; id < EVT_CLOCK__COUNT; id++) {
 		const char *name = evt_clock_name((enum evt_clock_id)id);
 		int n;
@@ -486,7 +535,160 @@ int evt_instance_clock_list(const struct evt_instance *inst, char *buf, size_t s
 
 int evt_instance_reset(struct evt_instance *inst)
 {
-	return inst ? evt_ring_buffer_reset(inst->rb) : -EINVAL;
+	return inst ? evt_ring_buffer_reset(instance_live_rb(inst)) : -EINVAL;
+}
+
+/* --- snapshot (ftrace.rst "Snapshot") --------------------------------------------------- */
+
+int instance_snapshot_swap(struct evt_instance *inst)
+{
+	struct evt_ring_buffer *live, *spare;
+
+	/* Acquire: snap_bufs[] are set before the flag (pairs with the release in
+	 * instance_snapshot_alloc_locked()); they stay until a grace period after
+	 * the flag is cleared, and the caller is a writer inside rcu_lock(). */
+	if (!ld_acquire(&inst->snap_allocated))
+		return -ENODEV;
+	live = ld_relaxed(&inst->rb);
+	spare = live == ld_relaxed(&inst->snap_bufs[0]) ? ld_relaxed(&inst->snap_bufs[1]) :
+							   ld_relaxed(&inst->snap_bufs[0]);
+	/*
+	 * Release: pairs with instance_live_rb()'s acquire (the spare's pages are
+	 * complete before writers reserve in it). A failed CAS means another
+	 * snapshot swapped first: that one is the snapshot (two at once make one).
+	 */
+	cas_release(&inst->rb, &live, spare);
+	return 0;
+}
+
+struct evt_ring_buffer *instance_rb_of(struct evt_instance *inst, const void *rbe)
+{
+	struct evt_ring_buffer *rb = instance_live_rb(inst), *b0;
+
+	/*
+	 * After the acquire of rb: a swap since the reservation is seen there, and
+	 * it happened after snap_bufs[] were set (alloc's release, the swapper's
+	 * acquire, its CAS release), so b0 is not NULL then. snap_bufs[] outlive
+	 * every writer that reserved while they existed (cleared a grace period
+	 * after the last swap could happen).
+	 */
+	b0 = ld_relaxed(&inst->snap_bufs[0]);
+	if (likely(!b0) || rb_owns_event(rb, rbe))
+		return rb;
+	return rb == b0 ? ld_relaxed(&inst->snap_bufs[1]) : b0;
+}
+
+struct evt_ring_buffer *instance_snapshot_buffer_locked(struct evt_instance *inst)
+{
+	struct evt_ring_buffer *live = ld_relaxed(&inst->rb);
+
+	if (!inst->snap_bufs[0])
+		return NULL;
+	return live == inst->snap_bufs[0] ? inst->snap_bufs[1] : inst->snap_bufs[0];
+}
+
+int instance_snapshot_alloc_locked(struct evt_instance *inst)
+{
+	struct evt_ring_buffer *live = inst->rb, *spare;
+	int nr = evt_ring_buffer_nr_cpus(live), ret;
+
+	if (inst->snap_bufs[0])
+		return 0;
+	ret = instance_rb_alloc(inst->buffer_kb, evt_ring_buffer_clock(live), &spare);
+	if (ret)
+		return ret;
+	/* per-CPU sizes as the live buffer's (the kernel's resize_buffer_duplicate_size) */
+	for (int c = 0; c < nr && !ret; c++)
+		if (evt_ring_buffer_size(spare, c) != evt_ring_buffer_size(live, c))
+			ret = evt_ring_buffer_resize(spare, evt_ring_buffer_size(live, c), c);
+	if (ret) {
+		evt_ring_buffer_free(spare);
+		return ret;
+	}
+	/* Relaxed: writers read them (instance_rb_of) only after seeing a swap, which
+	 * the release below orders after these stores. */
+	st_relaxed(&inst->snap_bufs[0], live);
+	st_relaxed(&inst->snap_bufs[1], spare);
+	/* Release: snap_bufs[] before the flag (instance_snapshot_swap's acquire). */
+	st_release(&inst->snap_allocated, 1);
+	return 0;
+}
+
+static int instance_snapshot_free_locked(struct evt_instance *inst)
+{
+	struct evt_ring_buffer *spare;
+
+	if (!inst->snap_bufs[0])
+		return 0;
+	/* A snapshot trigger needs it; a reader may be reading either buffer. */
+	if (inst->snap_ref || inst->readers)
+		return -EBUSY;
+	st_release(&inst->snap_allocated, 0);
+	/* Every swap that saw the flag set, and every writer that reserved in either
+	 * buffer, is done after this: the live buffer stays the live one. */
+	rcu_sync();
+	spare = instance_snapshot_buffer_locked(inst);
+	st_relaxed(&inst->snap_bufs[0], NULL);
+	st_relaxed(&inst->snap_bufs[1], NULL);
+	/* No writer can hold the spare: the last that could was waited for above. */
+	evt_ring_buffer_free(spare);
+	return 0;
+}
+
+int instance_snapshot_get_locked(struct evt_instance *inst)
+{
+	int ret = instance_snapshot_alloc_locked(inst);
+
+	if (!ret)
+		inst->snap_ref++;
+	return ret;
+}
+
+void instance_snapshot_put_locked(struct evt_instance *inst)
+{
+	if (inst->snap_ref)
+		inst->snap_ref--;
+}
+
+int instance_snapshot_write(struct evt_instance *inst, int cpu, unsigned long val)
+{
+	struct evt_ring_buffer *spare;
+	int ret = 0;
+
+	if (!inst || cpu < -1 || cpu >= evt_ring_buffer_nr_cpus(ld_acquire(&inst->rb)))
+		return -EINVAL;
+	event_lock();
+	switch (val) {
+	case 0:
+		/* the kernel: freeing is for the whole buffer only */
+		ret = cpu < 0 ? instance_snapshot_free_locked(inst) : -EINVAL;
+		break;
+	case 1:
+		ret = instance_snapshot_alloc_locked(inst);
+		if (ret)
+			break;
+		if (cpu < 0) {
+			instance_snapshot_swap(inst);
+			break;
+		}
+		/* one CPU: its contents (the kernel's update_max_tr_single) */
+		spare = instance_snapshot_buffer_locked(inst);
+		if (evt_ring_buffer_size(spare, cpu) != evt_ring_buffer_size(inst->rb, cpu))
+			ret = evt_ring_buffer_resize(spare, evt_ring_buffer_size(inst->rb, cpu),
+						     cpu);
+		if (!ret)
+			ret = evt_ring_buffer_swap_cpu(inst->rb, spare, cpu);
+		break;
+	default:
+		/* clear, when allocated (the kernel's tracing_reset_*), else nothing */
+		spare = instance_snapshot_buffer_locked(inst);
+		if (spare)
+			ret = cpu < 0 ? evt_ring_buffer_reset(spare) :
+					evt_ring_buffer_reset_cpu(spare, cpu);
+		break;
+	}
+	event_unlock();
+	return ret;
 }
 
 /* --- set_event_pid ---------------------------------------------------------------------- */

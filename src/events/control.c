@@ -42,6 +42,19 @@ static const struct evt_field print_fields[] = {
 	{ "char[]", "buf", 20, 0, 1, EVT_FIELD_STRING, 0 },
 };
 
+/* ftrace:kernel_stack: the stacktrace trigger's records (the kernel's layout from
+ * caller on: its `size` is at 8, ours after common_tgid; both callers at 16). */
+static const struct evt_field stack_fields[] = {
+	{ "int", "size", 12, 4, 4, EVT_FIELD_INT, 1 },
+	{ "unsigned long[8]", "caller", 16, 64, 8, EVT_FIELD_ARRAY, 0 },
+};
+
+static const char stack_print_fmt[] =
+	"\"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" "
+	"\"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1], "
+	"(void *)REC->caller[2], (void *)REC->caller[3], (void *)REC->caller[4], "
+	"(void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]";
+
 /* --- start-up ------------------------------------------------------------------------- */
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -60,6 +73,10 @@ static void events_init_once(void)
 			       "\"%ps: %s\", (void *)REC->ip, REC->buf", 20);
 	if (ev && event_register_builtin_locked(ev, EVENT_ID_PRINT) == 0)
 		event_print = ev;
+	ev = event_new_builtin("ftrace", "kernel_stack", stack_fields, ARRAY_SIZE(stack_fields),
+			       stack_print_fmt, 80);
+	if (ev)
+		event_register_builtin_locked(ev, EVENT_ID_KERNEL_STACK);
 	event_unlock();
 }
 

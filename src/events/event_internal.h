@@ -39,6 +39,7 @@
 #include <evtrace/ring_buffer.h>
 #include <evtrace/seq.h>
 
+#include "compat/atomic.h"
 #include "events/field.h"
 
 struct filter_prog;
@@ -47,20 +48,17 @@ struct trace_event_file;
 
 /* The ID of ftrace:print (trace_marker), the kernel's TRACE_PRINT. */
 #define EVENT_ID_PRINT		5
+/* The ID of ftrace:kernel_stack (the stacktrace trigger's records), the kernel's TRACE_STACK. */
+#define EVENT_ID_KERNEL_STACK	4
+/* Its layout: common fields, int size (frames) at 12, u64 caller[size] from 16. */
+#define EVENT_STACK_CALLER_OFF	16
 /* Registered events get IDs from here up (the kernel's dynamic range starts near). */
 #define EVENT_ID_FIRST		32
 #define EVENT_ID_MAX		65535
 
-/*
- * The writers' view of which instances record an event (RCU-published).
- * rb0 is files[0]->inst->rb, copied so that the writer's fast path reaches
- * the ring buffer two dependent loads sooner (an instance's buffer is set at
- * its creation and freed after its files have left every set and a grace
- * period has passed, so the copy lives as long as the set may be read).
- */
+/* The writers' view of which instances record an event (RCU-published). */
 struct event_active {
 	unsigned int nr;
-	struct evt_ring_buffer *rb0;
 	struct trace_event_file *files[];
 };
 
@@ -79,6 +77,12 @@ struct evt_event {
 	volatile uint8_t *key;			/* the call sites' byte */
 	uint8_t key_local;			/* key of built-in events */
 	bool live;				/* registered (not a zombie) */
+	/*
+	 * How records print when not by the print format (synthetic events:
+	 * the kernel's print_synth_event()); NULL = print_fmt. Set once under
+	 * event_mutex after registration, kept by the zombie; must use only @ev.
+	 */
+	int (*print)(const struct evt_event *ev, const void *rec, size_t len, struct evt_seq *s);
 };
 
 struct trace_event_file {
@@ -93,6 +97,9 @@ struct trace_event_file {
 	 */
 	char *filter_shown;
 	void *triggers;				/* for the trigger layer */
+	/* A set of this file alone, for writers that target one instance
+	 * (event_file_trace_reserve(): the synthetic event API). */
+	struct event_active *self;
 };
 
 /* Free what trace_event_file.triggers holds (trigger/trigger.c), no grace period. */
@@ -104,6 +111,13 @@ void event_lock(void);
 void event_unlock(void);
 
 /* --- registry ------------------------------------------------------------------------- */
+
+/*
+ * evt_event_register() and evt_event_unregister() with event_mutex held
+ * (events the library defines itself at run time: synthetic events).
+ */
+int event_register_locked(struct evt_event_def *def);
+void event_unregister_locked(struct evt_event_def *def);
 
 /* Exact lookup. */
 struct evt_event *event_find_locked(const char *system, const char *name);
@@ -160,7 +174,19 @@ struct pid_list {
 
 struct evt_instance {
 	char name[INSTANCE_NAME_MAX];		/* "" for the top instance */
+	/*
+	 * The buffer writers record into: with a snapshot buffer allocated, one of
+	 * snap_bufs[], and a snapshot (instance_snapshot_swap(), writer-safe)
+	 * exchanges it for the other with one compare-and-swap, as the kernel's
+	 * update_max_tr() swaps array_buffer and max_buffer. Writers load it once
+	 * per record (acquire) and commit where they reserved (instance_rb_of()).
+	 */
 	struct evt_ring_buffer *rb;
+	/* The two buffers while a snapshot buffer exists, else NULL (event_mutex;
+	 * cleared a grace period after snap_allocated). */
+	struct evt_ring_buffer *snap_bufs[2];
+	uint8_t snap_allocated;			/* acquire: snapshots may swap rb */
+	unsigned int snap_ref;			/* snapshot triggers (event_mutex) */
 	uint8_t tracing_on;			/* relaxed atomic; writers skip when 0 */
 	uint8_t dead;				/* being destroyed */
 	struct pid_list *pids;			/* RCU; NULL = every thread */
@@ -170,6 +196,35 @@ struct evt_instance {
 	unsigned long buffer_kb;		/* per CPU, as last set */
 	void *tracefs_priv;			/* for the tracing tree (error_log, ...) */
 };
+
+/* The buffer writers record into now (the snapshot buffer is the other one). */
+static inline struct evt_ring_buffer *instance_live_rb(const struct evt_instance *inst)
+{
+	/* Acquire: a buffer swapped in is complete (pairs with the CAS's release). */
+	return ld_acquire(&inst->rb);
+}
+
+/*
+ * Snapshots (ftrace.rst "Snapshot"). instance_snapshot_swap() is the only
+ * writer-safe one (the snapshot trigger): 0, or -ENODEV when no snapshot
+ * buffer is allocated. Two swaps racing make one (the other sees its CAS
+ * fail and counts the snapshot as taken). The rest take event_mutex:
+ *   _alloc     allocate the snapshot buffer (same size and clock) if needed
+ *   _free      free it: -EBUSY while a snapshot trigger or a reader uses it
+ *   _write     what `echo @val > snapshot` (@cpu -1) or per_cpu/cpuN does:
+ *              0 free, 1 alloc + swap (one CPU: swap that CPU's contents),
+ *              else clear; -EINVAL for 0 on one CPU
+ *   _get/_put  a snapshot trigger's reference (get allocates)
+ *   _buffer    the snapshot buffer or NULL (valid while readers holds it)
+ */
+int instance_snapshot_swap(struct evt_instance *inst);
+int instance_snapshot_alloc_locked(struct evt_instance *inst);
+int instance_snapshot_write(struct evt_instance *inst, int cpu, unsigned long val);
+int instance_snapshot_get_locked(struct evt_instance *inst);
+void instance_snapshot_put_locked(struct evt_instance *inst);
+struct evt_ring_buffer *instance_snapshot_buffer_locked(struct evt_instance *inst);
+/* The buffer of @inst that holds @rbe, reserved by a writer still in its RCU section. */
+struct evt_ring_buffer *instance_rb_of(struct evt_instance *inst, const void *rbe);
 
 struct evt_instance *instance_lookup_locked(const char *name);
 int instance_foreach_locked(int (*fn)(struct evt_instance *inst, void *arg), void *arg);
@@ -202,8 +257,35 @@ extern struct evt_event *event_print;
 /* EVTRACE_EVENTS applied to one new event (top instance). */
 void events_env_apply_locked(struct evt_event *ev);
 
+/*
+ * event_file_trace_reserve() - evt_trace_event_reserve() into one file's
+ * instance only (the kernel's trace_event_buffer_reserve() on a file); the
+ * caller checked that the file records (enabled or soft mode). Continue
+ * with evt_trace_event_commit() as usual. Writer context.
+ */
+void *event_file_trace_reserve(struct evt_trace_event_buffer *fb, struct trace_event_file *file,
+			       size_t len);
+
+/*
+ * A write made from inside another write on the same thread (a trigger
+ * action tracing a synthetic event, the kernel's ring_buffer_nest_start()):
+ * it takes the outer write's context flags instead of looking like a
+ * signal handler's. Returns whether a write was in progress; pass it to
+ * event_trace_nest_end(). Writer context, signal safe.
+ */
+bool event_trace_nest_start(void);
+void event_trace_nest_end(bool nested);
+
 /* The writer's fork handler (events_init() installs it). */
 void writer_init(void);
+
+/*
+ * Record the calling thread's stack above the traced call site as an
+ * ftrace:kernel_stack record in @inst (the stacktrace trigger). Return: 0,
+ * -EBADF (tracing off), -ENOBUFS (no room).
+ * Context: writer (trigger fire): no lock, no allocation after events_init().
+ */
+int event_trace_stack(struct evt_instance *inst);
 
 /* The writer's thread identity (cached; reset in a fork child). */
 pid_t event_current_tid(void);
@@ -220,6 +302,11 @@ struct print_fmt *print_fmt_parse(const char *text, const struct evt_field *fiel
 				  size_t nr_fields);
 int print_fmt_print(const struct print_fmt *pf, const void *rec, size_t len, struct evt_seq *s);
 void print_fmt_free(struct print_fmt *pf);
+
+/* An iterator (evt_trace_iter_open's, non-consuming) on @inst's snapshot buffer, for the
+ * `snapshot` file: its header is the kernel's snapshot help while the buffer is empty or not
+ * allocated. */
+int event_snapshot_iter_open(struct evt_instance *inst, int cpu, struct evt_trace_iter **iterp);
 
 /* The print-format output of one record of @ev ("name: " not included). */
 int event_print_record(const struct evt_event *ev, const void *rec, size_t len,

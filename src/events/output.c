@@ -14,7 +14,9 @@
  * caller's builder is formatted again on the next call (unless the builder
  * was empty: then the line is "[LINE TOO BIG]", as in the kernel).
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,24 +50,37 @@ struct evt_trace_iter {
 	 * recording instead).
 	 */
 	uint64_t stop_ts;
+	/* The `snapshot` file: rb is the snapshot buffer, NULL when none is allocated. */
+	bool snapshot;
 };
 
-int evt_trace_iter_open(struct evt_instance *inst, int cpu, unsigned int flags,
-			struct evt_trace_iter **iterp)
+static int iter_open(struct evt_instance *inst, int cpu, unsigned int flags, bool snapshot,
+		     struct evt_trace_iter **iterp)
 {
 	struct evt_trace_iter *it;
 	int nr, ret = 0;
 
 	if (!inst || !iterp || (flags & ~EVT_ITER_CONSUME))
 		return -EINVAL;
-	nr = evt_ring_buffer_nr_cpus(inst->rb);
+	nr = evt_ring_buffer_nr_cpus(instance_live_rb(inst));
 	if (cpu < -1 || cpu >= nr)
 		return -EINVAL;
 	it = calloc(1, sizeof(*it));
 	if (!it)
 		return -ENOMEM;
+	/* The buffer is chosen with the reader counted: a snapshot buffer is not
+	 * freed while an instance has readers (instance_snapshot_write). */
+	event_lock();
+	if (inst->dead) {
+		event_unlock();
+		free(it);
+		return -ENOENT;
+	}
+	inst->readers++;
+	it->rb = snapshot ? instance_snapshot_buffer_locked(inst) : instance_live_rb(inst);
+	event_unlock();
 	it->inst = inst;
-	it->rb = inst->rb;
+	it->snapshot = snapshot;
 	it->flags = flags;
 	it->cpu = cpu;
 	it->nr_cpus = nr;
@@ -77,7 +92,7 @@ int evt_trace_iter_open(struct evt_instance *inst, int cpu, unsigned int flags,
 		ret = -ENOMEM;
 		goto fail;
 	}
-	if (!(flags & EVT_ITER_CONSUME)) {
+	if (!(flags & EVT_ITER_CONSUME) && it->rb) {
 		it->stop_ts = evt_ring_buffer_time_stamp(it->rb);
 		for (int c = 0; c < nr; c++) {
 			if (cpu >= 0 && c != cpu)
@@ -87,17 +102,12 @@ int evt_trace_iter_open(struct evt_instance *inst, int cpu, unsigned int flags,
 				goto fail;
 		}
 	}
-	event_lock();
-	if (inst->dead) {
-		event_unlock();
-		ret = -ENOENT;
-		goto fail;
-	}
-	inst->readers++;
-	event_unlock();
 	*iterp = it;
 	return 0;
 fail:
+	event_lock();
+	inst->readers--;
+	event_unlock();
 	if (it->iters)
 		for (int c = 0; c < nr; c++)
 			if (it->iters[c])
@@ -108,6 +118,17 @@ fail:
 	free(it->lost_done);
 	free(it);
 	return ret;
+}
+
+int evt_trace_iter_open(struct evt_instance *inst, int cpu, unsigned int flags,
+			struct evt_trace_iter **iterp)
+{
+	return iter_open(inst, cpu, flags, false, iterp);
+}
+
+int event_snapshot_iter_open(struct evt_instance *inst, int cpu, struct evt_trace_iter **iterp)
+{
+	return iter_open(inst, cpu, 0, true, iterp);
 }
 
 void evt_trace_iter_close(struct evt_trace_iter *it)
@@ -140,11 +161,48 @@ static const char trace_columns[] =
 	"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
 	"#              | |         |   |||||     |         |\n";
 
+/* The kernel's print_snapshot_help(), for a snapshot that is empty or not allocated. */
+static const char snapshot_help_all[] =
+	"# echo 0 > snapshot : Clears and frees snapshot buffer\n"
+	"# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.\n"
+	"#                      Takes a snapshot of the main buffer.\n"
+	"# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)\n"
+	"#                      (Doesn't have to be '2' works with any number that\n"
+	"#                       is not a '0' or '1')\n";
+static const char snapshot_help_cpu[] =
+	"# echo 0 > snapshot : Invalid for per_cpu snapshot file.\n"
+	"# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.\n"
+	"#                      Takes a snapshot of the main buffer for this cpu.\n"
+	"# echo 2 > snapshot : Clears this cpu's snapshot buffer (but does not allocate)\n"
+	"#                      (Doesn't have to be '2' works with any number that\n"
+	"#                       is not a '0' or '1')\n";
+
+static void print_snapshot_help(struct evt_trace_iter *it, struct evt_seq *s)
+{
+	if (it->rb)
+		evt_seq_puts(s, "#\n# * Snapshot is allocated *\n#\n");
+	else
+		evt_seq_puts(s, "#\n# * Snapshot is freed *\n#\n");
+	evt_seq_puts(s, "# Snapshot commands:\n");
+	evt_seq_puts(s, it->cpu < 0 ? snapshot_help_all : snapshot_help_cpu);
+}
+
 int evt_trace_iter_print_header(struct evt_trace_iter *it, struct evt_seq *s)
 {
 	unsigned long entries = 0, written = 0;
 	size_t start = s->len;
 
+	if (it->snapshot) {
+		for (int c = 0; it->rb && c < it->nr_cpus; c++)
+			if (it->cpu < 0 || c == it->cpu)
+				entries += evt_ring_buffer_entries_cpu(it->rb, c);
+		if (!entries) {
+			evt_seq_puts(s, "# tracer: nop\n#\n");
+			print_snapshot_help(it, s);
+			goto out;
+		}
+		entries = 0;
+	}
 	for (int c = 0; c < it->nr_cpus; c++) {
 		unsigned long e;
 
@@ -158,6 +216,7 @@ int evt_trace_iter_print_header(struct evt_trace_iter *it, struct evt_seq *s)
 	evt_seq_printf(s, "# entries-in-buffer/entries-written: %lu/%lu   #P:%d\n", entries,
 		       written, it->nr_cpus);
 	evt_seq_puts(s, trace_columns);
+out:
 	if (s->full) {
 		evt_seq_truncate(s, start);
 		s->full = true;
@@ -201,6 +260,58 @@ static void print_context(struct evt_trace_iter *it, struct evt_seq *s,
 	}
 }
 
+/*
+ * One frame of a stack record as the kernel's seq_print_ip_sym() with
+ * sym-offset: "symbol+0xoff/0xsize", " [object]" for a shared object (the
+ * kernel's module), the bare address when no symbol covers it. Symbols come
+ * from dladdr1() at print time (the dynamic symbol table: a program's own
+ * functions need -rdynamic), never in the writer.
+ */
+static void print_stack_ip(struct evt_seq *s, uint64_t ip)
+{
+	const ElfW(Sym) *sym = NULL;
+	Dl_info info;
+
+	/* A return address: the call is the byte before it (a noreturn call may
+	 * be the last instruction of its function). */
+	if (ip && dladdr1((void *)(uintptr_t)(ip - 1), &info, (void **)&sym, RTLD_DL_SYMENT) &&
+	    info.dli_sname && info.dli_saddr) {
+		const char *obj = info.dli_fname ? strrchr(info.dli_fname, '/') : NULL;
+
+		obj = obj ? obj + 1 : info.dli_fname;
+		evt_seq_printf(s, "%s+0x%llx/0x%llx", info.dli_sname,
+			       (unsigned long long)(ip - (uintptr_t)info.dli_saddr),
+			       (unsigned long long)(sym ? sym->st_size : 0));
+		if (obj && strstr(obj, ".so"))
+			evt_seq_printf(s, " [%s]", obj);
+		return;
+	}
+	evt_seq_printf(s, "0x%llx", (unsigned long long)ip);
+}
+
+/* ftrace:kernel_stack as the kernel's trace_stack_print(). */
+static void print_stack(struct evt_seq *s, const void *data, size_t len)
+{
+	int32_t nr = 0;
+
+	evt_seq_puts(s, "<stack trace>\n");
+	if (len >= EVENT_STACK_CALLER_OFF)
+		memcpy(&nr, (const char *)data + sizeof(struct evt_trace_entry), 4);
+	for (int32_t i = 0; i < nr; i++) {
+		size_t off = EVENT_STACK_CALLER_OFF + (size_t)i * 8;
+		uint64_t ip;
+
+		if (off + 8 > len)
+			break;
+		memcpy(&ip, (const char *)data + off, 8);
+		if (ip == UINT64_MAX)
+			break;
+		evt_seq_puts(s, " => ");
+		print_stack_ip(s, ip);
+		evt_seq_putc(s, '\n');
+	}
+}
+
 /* Format the record @data (@len bytes) of CPU @cpu at @ts as one line. */
 static void print_line(struct evt_trace_iter *it, struct evt_seq *s, const void *data,
 		       size_t len, int cpu, uint64_t ts)
@@ -219,6 +330,8 @@ static void print_line(struct evt_trace_iter *it, struct evt_seq *s, const void 
 	ev = event_find_id_rcu(ent->common_type);
 	if (!ev) {
 		evt_seq_printf(s, "Unknown type %u\n", ent->common_type);
+	} else if (ent->common_type == EVENT_ID_KERNEL_STACK) {
+		print_stack(s, data, len);
 	} else if (ent->common_type == EVENT_ID_PRINT) {
 		const char *text = (const char *)data + sizeof(*ent) + 8;
 		size_t max = len > sizeof(*ent) + 8 ? len - sizeof(*ent) - 8 : 0;
@@ -283,6 +396,12 @@ int evt_trace_iter_next_line(struct evt_trace_iter *it, struct evt_seq *s)
 
 	if (!it || !s)
 		return -EINVAL;
+	if (!it->rb)
+		return 0; /* a snapshot that is not allocated */
+	/* trace_pipe follows the live buffer across snapshots, as the kernel's
+	 * (its iterator names the array_buffer whose buffer is swapped). */
+	if ((it->flags & EVT_ITER_CONSUME) && !it->snapshot)
+		it->rb = instance_live_rb(it->inst);
 	cpu = next_cpu(it, &e, &ts, &lost);
 	/*
 	 * Consuming: writers may overwrite more between our peek and our consume;

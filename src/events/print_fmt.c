@@ -1495,6 +1495,8 @@ static int print_raw_fields(const struct evt_event *ev, const void *rec, size_t 
 int event_print_record(const struct evt_event *ev, const void *rec, size_t len,
 		       struct evt_seq *s)
 {
+	if (ev->print)
+		return ev->print(ev, rec, len, s);
 	if (ev->print_fmt)
 		return print_fmt_print(ev->print_fmt, rec, len, s);
 	return print_raw_fields(ev, rec, len, s);

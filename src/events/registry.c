@@ -281,7 +281,6 @@ void event_update_active_locked(struct evt_event *ev)
 				return;
 		} else {
 			set->nr = n;
-			set->rb0 = files[0]->inst->rb;
 			memcpy(set->files, files, n * sizeof(files[0]));
 		}
 	}
@@ -295,38 +294,59 @@ void event_update_active_locked(struct evt_event *ev)
 
 /* --- files ---------------------------------------------------------------------------- */
 
+/*
+ * Clear @clr and set @set in @file's flags; returns the flags before. A CAS,
+ * not a load and a store: the enable_event/disable_event triggers flip
+ * EVT_FILE_SOFT_DISABLED from writers without event_mutex, and a store of
+ * the whole word would lose such a flip. Relaxed: the flags order nothing
+ * else (writers test them with relaxed loads; the active set is published
+ * with its own release).
+ */
+static unsigned int file_flags_update(struct trace_event_file *file, unsigned int clr,
+				      unsigned int set)
+{
+	unsigned int old = ld_relaxed(&file->flags);
+
+	while (!cas_relaxed(&file->flags, &old, (old & ~clr) | set))
+		;
+	return old;
+}
+
 int event_file_enable_locked(struct trace_event_file *file, bool enable)
 {
-	unsigned int flags = ld_relaxed(&file->flags);
+	/* SOFT_MODE only changes under event_mutex: stable here */
+	unsigned int flags = ld_relaxed(&file->flags), clr, set, old;
 
 	/* As the kernel: an event in soft mode (triggers) records once enabled, and
 	 * stays on for its triggers, soft-disabled, once disabled. */
-	if (enable)
-		flags = (flags | EVT_FILE_ENABLED) & ~EVT_FILE_SOFT_DISABLED;
-	else if (flags & EVT_FILE_SOFT_MODE)
-		flags = (flags & ~EVT_FILE_ENABLED) | EVT_FILE_SOFT_DISABLED;
-	else
-		flags &= ~EVT_FILE_ENABLED;
-	if (flags == ld_relaxed(&file->flags))
+	if (enable) {
+		set = EVT_FILE_ENABLED;
+		clr = EVT_FILE_SOFT_DISABLED;
+	} else if (flags & EVT_FILE_SOFT_MODE) {
+		set = EVT_FILE_SOFT_DISABLED;
+		clr = EVT_FILE_ENABLED;
+	} else {
+		set = 0;
+		clr = EVT_FILE_ENABLED;
+	}
+	old = file_flags_update(file, clr, set);
+	if (((old & ~clr) | set) == old)
 		return 0;
-	st_relaxed(&file->flags, flags);
 	event_update_active_locked(file->event);
 	return 1;
 }
 
 int event_file_soft_locked(struct trace_event_file *file, bool soft_mode, bool soft_disabled)
 {
-	unsigned int flags = ld_relaxed(&file->flags);
-
-	flags &= ~(EVT_FILE_SOFT_MODE | EVT_FILE_SOFT_DISABLED);
+	unsigned int set = 0;
 
 	if (soft_mode)
-		flags |= EVT_FILE_SOFT_MODE;
+		set |= EVT_FILE_SOFT_MODE;
 	if (soft_mode && soft_disabled)
-		flags |= EVT_FILE_SOFT_DISABLED;
+		set |= EVT_FILE_SOFT_DISABLED;
 	/* Writers read the flags with a relaxed load: a record written just after the
 	 * change may still see the old flag, as in the kernel. */
-	st_relaxed(&file->flags, flags);
+	file_flags_update(file, EVT_FILE_SOFT_MODE | EVT_FILE_SOFT_DISABLED, set);
 	event_update_active_locked(file->event);
 	return 0;
 }
@@ -338,9 +358,9 @@ void event_file_set_filter_locked(struct trace_event_file *file, struct filter_p
 	/* Release: the compiled program before the pointer (pairs with the writer's acquire). */
 	rcu_publish(file->filter, prog);
 	if (prog)
-		st_relaxed(&file->flags, ld_relaxed(&file->flags) | EVT_FILE_FILTERED);
+		file_flags_update(file, 0, EVT_FILE_FILTERED);
 	else
-		st_relaxed(&file->flags, ld_relaxed(&file->flags) & ~EVT_FILE_FILTERED);
+		file_flags_update(file, EVT_FILE_FILTERED, 0);
 	free(file->filter_shown);
 	file->filter_shown = NULL;
 	event_gc_add(old, gc_free_filter);
@@ -576,8 +596,6 @@ struct evt_event *event_new_builtin(const char *system, const char *name,
 
 int evt_event_register(struct evt_event_def *def)
 {
-	struct evt_event *ev, *zombie = NULL;
-	size_t zi = 0;
 	int ret;
 
 	if (!def || def->abi != EVT_EVENT_DEF_ABI || !name_ok(def->system) ||
@@ -585,6 +603,20 @@ int evt_event_register(struct evt_event_def *def)
 		return -EINVAL;
 	events_init();
 	event_lock();
+	ret = event_register_locked(def);
+	event_unlock();
+	return ret;
+}
+
+int event_register_locked(struct evt_event_def *def)
+{
+	struct evt_event *ev, *zombie = NULL;
+	size_t zi = 0;
+	int ret;
+
+	if (!def || def->abi != EVT_EVENT_DEF_ABI || !name_ok(def->system) || !name_ok(def->name) ||
+	    !def->key)
+		return -EINVAL;
 	if (def->init)
 		def->init(def);
 	if (def->nr_fields && !def->fields) {
@@ -643,22 +675,27 @@ int evt_event_register(struct evt_event_def *def)
 	events_env_apply_locked(ev);
 	ret = (int)ev->id;
 out:
-	event_unlock();
 	return ret;
 }
 
 void evt_event_unregister(struct evt_event_def *def)
 {
+	if (!def)
+		return;
+	event_lock();
+	event_unregister_locked(def);
+	event_unlock();
+}
+
+void event_unregister_locked(struct evt_event_def *def)
+{
 	struct evt_event *ev;
 
 	if (!def)
 		return;
-	event_lock();
 	ev = def->event;
-	if (!ev || !ev->live || ev->def != def) {
-		event_unlock();
+	if (!ev || !ev->live || ev->def != def)
 		return;
-	}
 	ev->live = false;
 	instance_remove_event_locked(ev);	/* flags cleared, filters queued */
 	event_update_active_locked(ev);		/* empty set, key 0 */
@@ -677,5 +714,4 @@ void evt_event_unregister(struct evt_event_def *def)
 	}
 	if (nr_zombies < cap_zombies)
 		zombies[nr_zombies++] = ev;
-	event_unlock();
 }

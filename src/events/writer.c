@@ -25,6 +25,7 @@
  * nesting depth becomes common_preempt_count (with the "hardirq" flag).
  */
 #include <errno.h>
+#include <execinfo.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -55,7 +56,15 @@
 struct writer_tls {
 	pid_t tid;		/* 0: not known yet */
 	uint8_t depth;		/* writes in progress on this thread (signal nesting) */
+	uint8_t nest;		/* of which writes made by a write (event_trace_nest_start) */
 	uint8_t comm_saved;
+	/*
+	 * Return address into the traced program of the write whose triggers
+	 * run now (evt_trace_event_reserve/commit's caller): a stack trace
+	 * starts above it. Saved and restored around the triggers, so a signal
+	 * handler's write in between leaves it as it was.
+	 */
+	void *caller;
 };
 
 /*
@@ -67,11 +76,14 @@ static __thread struct writer_tls wtls __attribute__((tls_model("initial-exec"))
 static pid_t cached_tgid;
 /*
  * Where a record is built when only filtered triggers want it (soft-disabled
- * event, tracing off, buffer full). A signal handler nesting into a write
- * that uses it would overwrite it: the outer triggers then test the inner
- * record (documented in docs/triggers.md).
+ * event, tracing off, buffer full): one per nesting level of the thread's
+ * writes (the kernel's temp_buffer is per CPU and its writers do not nest
+ * within a context; ours do, in signal handlers), so a handler's write does
+ * not overwrite the record its interrupted write's triggers are testing.
+ * Deeper writes than SCRATCH_LEVELS run only their unfiltered triggers.
  */
-static __thread uint64_t trigger_scratch[512];
+#define SCRATCH_LEVELS 4
+static __thread uint64_t trigger_scratch[SCRATCH_LEVELS][512];
 
 static void writer_atfork_child(void)
 {
@@ -84,7 +96,15 @@ static void writer_atfork_child(void)
 /* From events_init(), never from a writer: pthread_atfork() is not async-signal-safe. */
 void writer_init(void)
 {
+	void *frames[4];
+
 	pthread_atfork(NULL, NULL, writer_atfork_child);
+	/*
+	 * glibc's backtrace() loads libgcc_s's unwinder (dlopen, malloc) on its
+	 * first call: make that call here, so the stacktrace trigger's calls in
+	 * writers allocate nothing.
+	 */
+	(void)backtrace(frames, 4);
 }
 
 static __attribute__((noinline)) pid_t writer_tid_slow(void)
@@ -128,11 +148,23 @@ static __attribute__((noinline)) void writer_save_comm(pid_t tid)
 	cmdline_save_current(tid);
 }
 
-/* The common fields of a record this thread writes (depth: writes in progress, >= 1). */
+/* Run @tl's triggers in @mask for the write called from @caller (see writer_tls.caller). */
+static __attribute__((noinline)) void writer_triggers(const struct trigger_list *tl,
+						      unsigned long mask, void *caller)
+{
+	void *saved = wtls.caller;
+
+	wtls.caller = caller;
+	trigger_post(tl, mask);
+	wtls.caller = saved;
+}
+
+/* The common fields of a record this thread writes (wtls.depth: writes in progress, >= 1). */
 static inline void writer_fill_common(struct evt_trace_entry *ent, const struct evt_event *ev,
 				      pid_t tid, pid_t tgid)
 {
-	uint8_t depth = wtls.depth;
+	/* Writes made by a write (a trigger's) do not count as nesting. */
+	uint8_t depth = (uint8_t)(wtls.depth - wtls.nest);
 
 	ent->common_type = (uint16_t)ev->id;
 	ent->common_flags = depth > 1 ? EVT_TRACE_FLAG_HARDIRQ : 0;
@@ -150,7 +182,8 @@ static inline void *trace_event_end(void)
 }
 
 /* The next instance of the active set that takes the record; NULL ends the write. */
-static __attribute__((noinline)) void *trace_event_next(struct evt_trace_event_buffer *fb)
+static __attribute__((noinline)) void *trace_event_next(struct evt_trace_event_buffer *fb,
+							void *caller)
 {
 	struct event_active *set = fb->set;
 	pid_t tid = writer_tid(), tgid = writer_tgid();
@@ -168,7 +201,7 @@ static __attribute__((noinline)) void *trace_event_next(struct evt_trace_event_b
 		/* Triggers without a filter run before anything, record or not (the
 		 * kernel's trace_trigger_soft_disabled()); those with one need it. */
 		if (unlikely(tl) && !tl->cond) {
-			trigger_post(tl, trigger_test(tl, NULL, 0));
+			writer_triggers(tl, trigger_test(tl, NULL, 0), caller);
 			tl = NULL;
 		}
 		if (unlikely(ld_relaxed(&file->flags) & EVT_FILE_SOFT_DISABLED))
@@ -179,7 +212,7 @@ static __attribute__((noinline)) void *trace_event_next(struct evt_trace_event_b
 		if (unlikely(rcu_deref(inst->pids) != NULL) &&
 		    !instance_pid_allowed_rcu(inst, tid, tgid))
 			continue;
-		rbe = rb_lock_reserve_cpu(inst->rb, FB_LEN(fb), &cpu);
+		rbe = rb_lock_reserve_cpu(instance_live_rb(inst), FB_LEN(fb), &cpu);
 		if (unlikely(!rbe))
 			goto scratch;
 		ent = rb_own_event_data(rbe);
@@ -188,9 +221,10 @@ static __attribute__((noinline)) void *trace_event_next(struct evt_trace_event_b
 scratch:
 		/* No record in the buffer, but filtered triggers want one: the thread's
 		 * scratch record (the kernel's temp_buffer). */
-		if (likely(!tl) || FB_LEN(fb) > sizeof(trigger_scratch))
+		if (likely(!tl) || FB_LEN(fb) > sizeof(trigger_scratch[0]) ||
+		    wtls.depth > SCRATCH_LEVELS)
 			continue;
-		ent = (struct evt_trace_entry *)(void *)trigger_scratch;
+		ent = (struct evt_trace_entry *)(void *)trigger_scratch[wtls.depth - 1];
 		fb->len = FB_PACK(FB_LEN(fb), RB_CPU_NONE);
 fill:
 		writer_fill_common(ent, file->event, tid, tgid);
@@ -206,8 +240,8 @@ fill:
  * The fast path of the first instance: the only one, with no trigger, not
  * soft-disabled, tracing on, no pid list, and the thread's ids known. It
  * makes the same tests as trace_event_next() in the same order, so taking it
- * changes nothing but the cost. NULL: take the general path (from the start;
- * nothing was reserved).
+ * changes nothing but the cost. NULL with fb->idx 0: take the general path
+ * (from the start; nothing was reserved).
  */
 static inline void *trace_event_first(struct evt_trace_event_buffer *fb,
 				      struct event_active *set, uint32_t len)
@@ -229,7 +263,8 @@ static inline void *trace_event_first(struct evt_trace_event_buffer *fb,
 		     !ld_relaxed(&inst->tracing_on) || rcu_deref(inst->pids) != NULL))
 		return NULL;
 	fb->idx = 1;
-	rbe = rb_lock_reserve_cpu(set->rb0, len, &cpu);
+	/* instance_live_rb(): acquire, a buffer a snapshot swapped in is complete. */
+	rbe = rb_lock_reserve_cpu(instance_live_rb(inst), len, &cpu);
 	if (unlikely(!rbe))
 		return trace_event_end();	/* counted as dropped; no trigger wants it */
 	ent = rb_own_event_data(rbe);
@@ -271,24 +306,68 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 	ent = trace_event_first(fb, set, (uint32_t)len);
 	if (likely(ent != NULL) || fb->idx)
 		return ent;
-	return trace_event_next(fb);
+	return trace_event_next(fb, __builtin_return_address(0));
+}
+
+void *event_file_trace_reserve(struct evt_trace_event_buffer *fb, struct trace_event_file *file,
+			       size_t len)
+{
+	if (unlikely(len > UINT16_MAX))
+		return NULL;
+	rcu_lock();
+	fb->set = file->self;
+	fb->len = (uint32_t)len;
+	fb->idx = 0;
+	wtls.depth++;
+	/* As in evt_trace_event_reserve(): the depth before the reserve. */
+	signal_fence();
+	return trace_event_next(fb, __builtin_return_address(0));
+}
+
+bool event_trace_nest_start(void)
+{
+	if (!wtls.depth)
+		return false;
+	wtls.nest++;
+	/* Compiler order only: a signal handler on this thread sees the count. */
+	signal_fence();
+	return true;
+}
+
+void event_trace_nest_end(bool nested)
+{
+	if (!nested)
+		return;
+	/* Compiler order only: the nested write is over before the count drops. */
+	signal_fence();
+	wtls.nest--;
 }
 
 void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 {
 	struct trace_event_file *file = fb->file;
-	struct event_active *set = fb->set;
-	/* The record is in files[idx - 1]'s buffer; that of files[0] is in the set itself. */
-	struct evt_ring_buffer *rb = likely(fb->idx == 1) ? set->rb0 : file->inst->rb;
+	struct evt_instance *inst = file->inst;
 	/* Acquire: the program is complete before we run it (pairs with rcu_publish). */
 	struct filter_prog *prog = rcu_deref(file->filter);
 	struct trigger_list *tl = trigger_list_rcu(file);
+	struct event_active *set = fb->set;
+	struct evt_ring_buffer *rb = NULL;
 	unsigned long fire = 0;
 
 	/* Filtered triggers test the record before it is committed, run after
 	 * (the kernel's event_triggers_call() and event_triggers_post_call()). */
 	if (unlikely(tl) && tl->cond)
 		fire = trigger_test(tl, fb->entry, FB_LEN(fb));
+	if (likely(fb->rbe)) {
+		/*
+		 * A snapshot may have swapped the buffers since the reservation:
+		 * instance_rb_of() finds the one holding the record. Without a
+		 * snapshot buffer it is the live one (the same loads, inline).
+		 */
+		rb = instance_live_rb(inst);
+		if (unlikely(ld_relaxed(&inst->snap_bufs[0]) != NULL))
+			rb = instance_rb_of(inst, fb->rbe);
+	}
 	if (unlikely(!fb->rbe)) {
 		/* the scratch record: nothing to commit */
 	} else if (prog && !filter_match(prog, fb->entry, FB_LEN(fb))) {
@@ -299,16 +378,17 @@ void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 		rb_unlock_commit_cpu(rb, fb->rbe, FB_CPU(fb));
 	}
 	if (unlikely(fire))
-		trigger_post(tl, fire);
+		writer_triggers(tl, fire, __builtin_return_address(0));
 	if (likely(fb->idx >= set->nr))
 		return trace_event_end();
-	return trace_event_next(fb);
+	return trace_event_next(fb, __builtin_return_address(0));
 }
 
 /* trace_marker: an ftrace:print record, "ip" then the text (NUL-terminated). */
 int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t len)
 {
 	struct evt_ring_buffer_event *rbe;
+	struct evt_ring_buffer *rb;
 	struct evt_trace_entry *ent;
 	size_t max, n;
 	char *text;
@@ -318,11 +398,17 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 	events_init();
 	if (!ld_relaxed(&inst->tracing_on))
 		return -EBADF;		/* the kernel: "ring buffer disabled" */
-	max = evt_ring_buffer_page_size(inst->rb) - EVT_RB_PAGE_HDR_SIZE - 64;
+	/* A writer like the others: a snapshot's buffer is freed a grace period
+	 * after it stops being the live one. */
+	rcu_lock();
+	rb = instance_live_rb(inst);
+	max = evt_ring_buffer_page_size(rb) - EVT_RB_PAGE_HDR_SIZE - 64;
 	n = len < max ? len : max;
-	rbe = evt_ring_buffer_lock_reserve(inst->rb, sizeof(*ent) + 8 + n + 2);
-	if (!rbe)
+	rbe = evt_ring_buffer_lock_reserve(rb, sizeof(*ent) + 8 + n + 2);
+	if (!rbe) {
+		rcu_unlock();
 		return -EBADF;
+	}
 	ent = evt_ring_buffer_event_data(rbe);
 	ent->common_type = EVENT_ID_PRINT;
 	ent->common_flags = 0;
@@ -338,6 +424,54 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 	if (!n || text[n - 1] != '\n')
 		text[n++] = '\n';
 	text[n] = '\0';
-	evt_ring_buffer_unlock_commit(inst->rb, rbe);
+	evt_ring_buffer_unlock_commit(rb, rbe);
+	rcu_unlock();
 	return (int)(len < max ? len : max);
+}
+
+/* --- ftrace:kernel_stack (the stacktrace trigger) ------------------------------------------ */
+
+#define STACK_DEPTH_MAX 64 /* frames taken; those above the traced call site are recorded */
+
+int event_trace_stack(struct evt_instance *inst)
+{
+	struct evt_ring_buffer_event *rbe;
+	struct evt_ring_buffer *rb;
+	void *frames[STACK_DEPTH_MAX];
+	struct evt_trace_entry *ent;
+	void *caller = wtls.caller;
+	int n, skip = 0;
+	int32_t nr;
+
+	if (!ld_relaxed(&inst->tracing_on))
+		return -EBADF;
+	/* No allocation: writer_init() made the unwinder's first call. */
+	n = backtrace(frames, STACK_DEPTH_MAX);
+	/* Start above the traced program's call into the writer (the kernel skips
+	 * its tracing frames the same way); all of it when that is not found. */
+	for (int i = 0; caller && i < n; i++) {
+		if (frames[i] == caller) {
+			skip = i + 1;
+			break;
+		}
+	}
+	nr = n - skip;
+	rb = instance_live_rb(inst);
+	rbe = evt_ring_buffer_lock_reserve(rb, EVENT_STACK_CALLER_OFF + (size_t)nr * 8);
+	if (!rbe)
+		return -ENOBUFS;
+	ent = evt_ring_buffer_event_data(rbe);
+	ent->common_type = EVENT_ID_KERNEL_STACK;
+	ent->common_flags = wtls.depth > 1 ? EVT_TRACE_FLAG_HARDIRQ : 0;
+	ent->common_preempt_count = (uint8_t)(wtls.depth ? wtls.depth - 1 : 0);
+	ent->common_pid = writer_tid();
+	ent->common_tgid = writer_tgid();
+	memcpy((char *)ent + sizeof(*ent), &nr, 4);
+	for (int i = 0; i < nr; i++) {
+		uint64_t ip = (uint64_t)(uintptr_t)frames[skip + i];
+
+		memcpy((char *)ent + EVENT_STACK_CALLER_OFF + (size_t)i * 8, &ip, 8);
+	}
+	evt_ring_buffer_unlock_commit(rb, rbe);
+	return 0;
 }

@@ -223,7 +223,8 @@ static long field_num(const char *line, const char *end, const char *key)
 
 static unsigned int type_size(const char *t)
 {
-	if (strstr(t, "char") || strstr(t, "u8") || strstr(t, "s8") || strstr(t, "bool"))
+	if (strstr(t, "char") || strstr(t, "u8") || strstr(t, "s8") || strstr(t, "int8") ||
+	    strstr(t, "bool"))
 		return 1;
 	if (strstr(t, "short") || strstr(t, "16"))
 		return 2;

@@ -72,6 +72,22 @@ static struct rb_cpu *rb_page_owner(struct evt_ring_buffer *rb, const struct rb_
 }
 #endif
 
+bool rb_owns_event(struct evt_ring_buffer *rb, const void *ev)
+{
+	/* A CPU buffer's region cannot move under an uncommitted event (resize
+	 * quiesces writers first), so its layout is stable for this test. */
+	for (int i = 0; i < rb->nr_cpus; i++) {
+		unsigned char *data;
+		uint32_t order;
+
+		rb_cpu_layout(&rb->cpus[i], &data, &order);
+		if ((const unsigned char *)ev >= data &&
+		    (const unsigned char *)ev < data + ((size_t)rb->page_size << order))
+			return true;
+	}
+	return false;
+}
+
 /**
  * rb_commit_bytes() - count @len bytes of @page as committed.
  * @rb: the buffer.

@@ -277,6 +277,8 @@ void rb_copy_racy(void *dst, const void *src, size_t len);
 
 /* rb_frontend.c */
 void rb_commit_bytes(struct evt_ring_buffer *rb, struct rb_page *page, uint32_t len);
+/* Does @ev (reserved, not committed yet) lie in one of @rb's CPU buffers? Any context. */
+bool rb_owns_event(struct evt_ring_buffer *rb, const void *ev);
 void rb_cpu_set_disabled(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint64_t *pos);
 
 /* rb_backend.c */

@@ -199,7 +199,8 @@ struct iter {
 	char *buf;
 };
 
-static int core_iter_open(struct evt_instance *inst, int cpu, bool consume, void **itp)
+static int iter_open_any(struct evt_instance *inst, int cpu, bool consume, bool snapshot,
+			 void **itp)
 {
 	struct iter *w = calloc(1, sizeof(*w));
 	int ret;
@@ -211,7 +212,8 @@ static int core_iter_open(struct evt_instance *inst, int cpu, bool consume, void
 		free(w);
 		return -ENOMEM;
 	}
-	ret = evt_trace_iter_open(inst, cpu, consume ? EVT_ITER_CONSUME : 0, &w->it);
+	ret = snapshot ? event_snapshot_iter_open(inst, cpu, &w->it) :
+			 evt_trace_iter_open(inst, cpu, consume ? EVT_ITER_CONSUME : 0, &w->it);
 	if (ret) {
 		free(w->buf);
 		free(w);
@@ -219,6 +221,16 @@ static int core_iter_open(struct evt_instance *inst, int cpu, bool consume, void
 	}
 	*itp = w;
 	return 0;
+}
+
+static int core_iter_open(struct evt_instance *inst, int cpu, bool consume, void **itp)
+{
+	return iter_open_any(inst, cpu, consume, false, itp);
+}
+
+static int core_snapshot_open(struct evt_instance *inst, int cpu, void **itp)
+{
+	return iter_open_any(inst, cpu, false, true, itp);
 }
 
 static int core_iter_header(void *p, struct tfs_seq *s)
@@ -270,8 +282,8 @@ static int collect_one(struct evt_event *ev, void *arg)
 	struct ev_list *l = arg;
 	const struct tb_event **p;
 
-	if (ev->id == EVENT_ID_PRINT)
-		return 0;	/* ftrace:print is not an event one enables */
+	if (ev->id < EVENT_ID_FIRST)
+		return 0; /* ftrace:print, kernel_stack are not events one enables */
 	if (l->n == l->size) {
 		l->size = l->size ? 2 * l->size : 64;
 		p = realloc(l->ev, l->size * sizeof(*p));
@@ -400,7 +412,9 @@ static bool core_event_enabled(struct evt_instance *inst, const struct tb_event 
 {
 	int flags = evt_instance_event_flags(inst, t->sys, t->name);
 
-	return flags > 0 && (flags & EVT_FILE_ENABLED);
+	/* As the kernel's EVENT_FILE_FL_ENABLED: an event kept on for its triggers
+	 * (soft mode) counts, in set_event and in a system's `enable` (1 or X). */
+	return flags > 0 && (flags & (EVT_FILE_ENABLED | EVT_FILE_SOFT_MODE));
 }
 
 static int core_event_enable(struct evt_instance *inst, const struct tb_event *t, bool on)
@@ -506,6 +520,8 @@ const struct tfs_backend_ops tfs_backend_core = {
 	.iter_header = core_iter_header,
 	.iter_next = core_iter_next,
 	.iter_close = core_iter_close,
+	.snapshot_open = core_snapshot_open,
+	.snapshot_write = instance_snapshot_write,
 	.marker_event = core_marker_event,
 	.event_for_each = core_event_for_each,
 	.event_by_id = core_event_by_id,

@@ -65,6 +65,13 @@ struct tfs_backend_ops {
 	int (*iter_header)(void *it, struct tfs_seq *s);
 	int (*iter_next)(void *it, struct tfs_seq *s);
 	void (*iter_close)(void *it);
+	/*
+	 * The `snapshot` files (NULL: none): an iterator like iter_open's on the
+	 * snapshot buffer (its header is the kernel's help when it is empty or not
+	 * allocated); `echo @val > snapshot` on @cpu (-1: all).
+	 */
+	int (*snapshot_open)(struct evt_instance *inst, int cpu, void **itp);
+	int (*snapshot_write)(struct evt_instance *inst, int cpu, unsigned long val);
 
 	/* ftrace:print, the trace_marker event (not in event_for_each); NULL: none */
 	const struct tb_event *(*marker_event)(void);

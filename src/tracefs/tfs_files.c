@@ -27,6 +27,8 @@
 #include <evtrace/ring_buffer.h>
 
 #include "core/error_log.h"
+#include "hist/hist.h"
+#include "synth/synth.h"
 #include "trigger/trigger.h"
 #include "filter/filter.h"
 #include "tracefs/tfs_backend.h"
@@ -633,6 +635,7 @@ static ssize_t trigger_write(struct evt_tracefs_file *f, const char *buf, size_t
 {
 	struct tfs_state *st = state_of(f->node.inst);
 	const struct tb_event *ev = node_event(&f->node);
+	struct trigger_error terr = { .cmd = NULL };
 	struct filter_error err;
 	bool has_err = false;
 	char *cmd;
@@ -643,7 +646,13 @@ static ssize_t trigger_write(struct evt_tracefs_file *f, const char *buf, size_t
 	cmd = tfs_strdup_stripped(buf, len);
 	if (!cmd)
 		return -ENOMEM;
-	ret = *cmd ? trigger_apply(f->node.inst, tb_event_id(ev), cmd, &err, &has_err) : 0;
+	ret = *cmd ? trigger_apply(f->node.inst, tb_event_id(ev), cmd, &err, &has_err, &terr) : 0;
+	if (terr.cmd) {
+		/* a command's own error (hist), as the kernel's hist_err() */
+		if (st)
+			error_log_add(st->elog, terr.loc, terr.msg, terr.cmd, terr.pos);
+		free(terr.cmd);
+	}
 	if (has_err && st) {
 		/* as the kernel: the filter's error, with the filter as the command */
 		const char *fexpr = strstr(cmd, " if");
@@ -658,6 +667,25 @@ static ssize_t trigger_write(struct evt_tracefs_file *f, const char *buf, size_t
 	if (ret == -ENODEV)
 		ret = -EINVAL;	/* an event of another backend: no trigger commands */
 	return ret ? ret : (ssize_t)len;
+}
+
+/* the per-event `hist` file (the kernel's event_hist_fops) */
+static int hist_show(struct evt_tracefs_file *f, struct tfs_seq *s)
+{
+	const struct tb_event *ev = node_event(&f->node);
+	char *text;
+	int ret;
+
+	if (!ev)
+		return -ENODEV;
+	ret = hist_show_text(f->node.inst, tb_event_id(ev), &text);
+	if (ret == -ENODEV)
+		return 0; /* an event of another backend: no histograms */
+	if (ret)
+		return ret;
+	ret = tfs_seq_puts(s, text);
+	free(text);
+	return ret;
 }
 
 /* ---- tracing_on, trace_clock, buffer sizes ------------------------------------------------ */
@@ -856,6 +884,11 @@ static const struct tfs_ops subsys_filter_ops = {
 static const struct tfs_ops trigger_ops = {
 	.name = "trigger", .mode = TFS_MODE_RW, .show = trigger_show, .write = trigger_write,
 };
+static const struct tfs_ops hist_ops = {
+	.name = "hist",
+	.mode = TFS_MODE_RO,
+	.show = hist_show,
+};
 static const struct tfs_ops current_tracer_ops = {
 	.name = "current_tracer", .mode = TFS_MODE_RW, .show = tracers_show,
 	.write = current_tracer_write,
@@ -891,13 +924,24 @@ static const struct tfs_ops trace_pipe_raw_ops = {
 	.name = "trace_pipe_raw", .mode = TFS_MODE_RO, .open = tfs_raw_open, .read = tfs_raw_read,
 	.release = tfs_raw_release,
 };
+/* snapshot: a backend that has snapshot buffers */
+static bool has_snapshot(const struct tfs_node *dir)
+{
+	(void)dir;
+	return TB.snapshot_open != NULL;
+}
+
+static const struct tfs_ops snapshot_ops = {
+	.name = "snapshot", .mode = TFS_MODE_RW, .open = tfs_snapshot_open, .read = tfs_trace_read,
+	.write = tfs_snapshot_write, .release = tfs_trace_release, .visible = has_snapshot,
+};
 static const struct tfs_ops stats_ops = {
 	.name = "stats", .mode = TFS_MODE_RO, .show = tfs_stats_show,
 };
 
 /* events/<sys>/<event>/ */
 static const struct tfs_ops *const event_children[] = {
-	&enable_ops, &event_filter_ops, &format_ops, &id_ops, &trigger_ops, NULL,
+	&enable_ops, &event_filter_ops, &format_ops, &hist_ops, &id_ops, &trigger_ops, NULL,
 };
 static const struct tfs_ops event_dir_ops = {
 	.name = "<event>", .mode = TFS_MODE_DIR, .children = event_children,
@@ -1121,7 +1165,8 @@ static const struct tfs_ops events_dir_ops = {
 
 /* per_cpu/cpuN/ */
 static const struct tfs_ops *const cpu_children[] = {
-	&buffer_size_ops, &stats_ops, &trace_ops, &trace_pipe_ops, &trace_pipe_raw_ops, NULL,
+	&buffer_size_ops, &snapshot_ops, &stats_ops, &trace_ops, &trace_pipe_ops,
+	&trace_pipe_raw_ops, NULL,
 };
 static const struct tfs_ops cpu_dir_ops = {
 	.name = "<cpu>", .mode = TFS_MODE_DIR, .children = cpu_children,
@@ -1225,6 +1270,72 @@ static bool top_only(const struct tfs_node *dir)
 	return tb_is_top(dir->inst);
 }
 
+/* ---- synthetic_events, dynamic_events (top only, as in the kernel) --------------------------- */
+
+static int synth_events_open(struct evt_tracefs_file *f)
+{
+	/* `>`: every synthetic event goes, or none and -EBUSY (dyn_events_release_all()) */
+	if ((f->flags & EVT_TRACEFS_TRUNC) && (f->flags & EVT_TRACEFS_WRITE))
+		return synth_release_all();
+	return 0;
+}
+
+static int synth_events_show_common(struct tfs_seq *s, bool dyn)
+{
+	char *text = NULL;
+	long n = synth_show(dyn, &text);
+	int ret;
+
+	if (n < 0)
+		return (int)n;
+	ret = tfs_seq_write(s, text, (size_t)n);
+	free(text);
+	return ret < 0 ? ret : 0;
+}
+
+static int synth_events_show(struct evt_tracefs_file *f, struct tfs_seq *s)
+{
+	(void)f;
+	return synth_events_show_common(s, false);
+}
+
+static int dynamic_events_show(struct evt_tracefs_file *f, struct tfs_seq *s)
+{
+	(void)f;
+	return synth_events_show_common(s, true);
+}
+
+static ssize_t synth_events_write(struct evt_tracefs_file *f, const char *buf, size_t len)
+{
+	(void)f;
+	return synth_parse_run(buf, len, synth_run_command);
+}
+
+static ssize_t dynamic_events_write(struct evt_tracefs_file *f, const char *buf, size_t len)
+{
+	(void)f;
+	return synth_parse_run(buf, len, dynevent_run_command);
+}
+
+static const struct tfs_ops synthetic_events_ops = {
+	.name = "synthetic_events",
+	.mode = TFS_MODE_RW,
+	.open = synth_events_open,
+	.show = synth_events_show,
+	.write = synth_events_write,
+	.max_write = 1u << 20,
+	.visible = top_only,
+};
+static const struct tfs_ops dynamic_events_ops = {
+	.name = "dynamic_events",
+	.mode = TFS_MODE_RW,
+	.open = synth_events_open,
+	.show = dynamic_events_show,
+	.write = dynamic_events_write,
+	.max_write = 1u << 20,
+	.visible = top_only,
+};
+
 static const struct tfs_ops instances_ops = {
 	.name = "instances", .mode = TFS_MODE_DIR, .lookup = instances_lookup,
 	.readdir = instances_readdir, .mkdir = instances_mkdir, .rmdir = instances_rmdir,
@@ -1236,11 +1347,27 @@ static const struct tfs_ops saved_cmdlines_top_ops = {
 };
 
 static const struct tfs_ops *const root_children[] = {
-	&available_events_ops, &available_tracers_ops, &buffer_size_ops, &buffer_total_ops,
-	&current_tracer_ops, &error_log_ops,
-	&events_dir_ops, &instances_ops, &per_cpu_ops, &saved_cmdlines_top_ops, &set_event_ops,
-	&set_event_pid_ops, &trace_ops, &trace_clock_ops, &marker_ops, &trace_pipe_ops,
-	&tracing_on_ops, NULL,
+	&available_events_ops,
+	&available_tracers_ops,
+	&buffer_size_ops,
+	&buffer_total_ops,
+	&current_tracer_ops,
+	&dynamic_events_ops,
+	&error_log_ops,
+	&events_dir_ops,
+	&instances_ops,
+	&per_cpu_ops,
+	&saved_cmdlines_top_ops,
+	&set_event_ops,
+	&set_event_pid_ops,
+	&snapshot_ops,
+	&synthetic_events_ops,
+	&trace_ops,
+	&trace_clock_ops,
+	&marker_ops,
+	&trace_pipe_ops,
+	&tracing_on_ops,
+	NULL,
 };
 
 const struct tfs_ops tfs_root_ops = {

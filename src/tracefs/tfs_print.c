@@ -283,7 +283,7 @@ static void stream_free(struct stream *st)
 	free(st);
 }
 
-static struct stream *stream_new(struct evt_tracefs_file *f, bool consume)
+static struct stream *stream_new_any(struct evt_tracefs_file *f, bool consume, bool snapshot)
 {
 	struct stream *st = calloc(1, sizeof(*st));
 
@@ -295,7 +295,12 @@ static struct stream *stream_new(struct evt_tracefs_file *f, bool consume)
 	 * counts it exactly); the stream's own walk below is for a backend without
 	 * one (the tests' fake).
 	 */
-	if (TB.iter_open &&
+	if (snapshot) {
+		if (!TB.snapshot_open || TB.snapshot_open(f->node.inst, f->node.cpu, &st->it)) {
+			free(st);
+			return NULL;
+		}
+	} else if (TB.iter_open &&
 	    TB.iter_open(f->node.inst, f->node.cpu, consume, &st->it)) {
 		free(st);
 		return NULL;
@@ -310,6 +315,11 @@ static struct stream *stream_new(struct evt_tracefs_file *f, bool consume)
 	}
 	tfs_seq_init(&st->pend, BATCH_BYTES * 4);
 	return st;
+}
+
+static struct stream *stream_new(struct evt_tracefs_file *f, bool consume)
+{
+	return stream_new_any(f, consume, false);
 }
 
 /* Copy what is pending to @buf. */
@@ -374,6 +384,39 @@ int tfs_trace_open(struct evt_tracefs_file *f)
 	}
 	f->priv = st;
 	return 0;
+}
+
+/* snapshot, per_cpu/cpuN/snapshot: the snapshot buffer as `trace` shows the live one. */
+int tfs_snapshot_open(struct evt_tracefs_file *f)
+{
+	struct stream *st;
+	int ret;
+
+	if (!(f->flags & EVT_TRACEFS_READ))
+		return 0;
+	st = stream_new_any(f, false, true);
+	if (!st)
+		return -ENOMEM;
+	ret = TB.iter_header(st->it, &st->pend);
+	if (ret) {
+		stream_free(st);
+		return ret;
+	}
+	f->priv = st;
+	return 0;
+}
+
+ssize_t tfs_snapshot_write(struct evt_tracefs_file *f, const char *buf, size_t len)
+{
+	unsigned long val;
+	int ret = tfs_parse_ulong(buf, len, &val);
+
+	if (ret)
+		return ret;
+	if (!TB.snapshot_write)
+		return -ENODEV;
+	ret = TB.snapshot_write(f->node.inst, f->node.cpu, val);
+	return ret ? ret : (ssize_t)len;
 }
 
 void tfs_trace_release(struct evt_tracefs_file *f)

@@ -18,6 +18,9 @@ int tfs_trace_open(struct evt_tracefs_file *f);
 ssize_t tfs_trace_read(struct evt_tracefs_file *f, char *buf, size_t len);
 void tfs_trace_release(struct evt_tracefs_file *f);
 
+int tfs_snapshot_open(struct evt_tracefs_file *f);
+ssize_t tfs_snapshot_write(struct evt_tracefs_file *f, const char *buf, size_t len);
+
 int tfs_pipe_open(struct evt_tracefs_file *f);
 ssize_t tfs_pipe_read(struct evt_tracefs_file *f, char *buf, size_t len);
 void tfs_pipe_release(struct evt_tracefs_file *f);

@@ -22,6 +22,8 @@ static void td_free(void *p)
 
 	if (!td)
 		return;
+	if (td->cmd && td->cmd->free)
+		td->cmd->free(td);
 	filter_free(td->filter);
 	free(td);
 }
@@ -107,10 +109,16 @@ unsigned long trigger_test(const struct trigger_list *tl, const void *rec, size_
 	unsigned long mask = 0;
 
 	for (unsigned int i = 0; i < tl->nr; i++) {
-		const struct trigger_data *td = tl->td[i];
+		struct trigger_data *td = tl->td[i];
 
 		if (td->filter && (!rec || !filter_match(td->filter, rec, len)))
 			continue;
+		if (td->cmd->fire_rec) {
+			/* hist: runs now, on the record not committed yet */
+			if (rec)
+				td->cmd->fire_rec(td, rec, len);
+			continue;
+		}
 		mask |= 1UL << i;
 	}
 	return mask;
@@ -172,7 +180,7 @@ static int list_publish(struct trace_event_file *file, struct trigger_file *tf,
 	}
 	if (nl)
 		for (unsigned int i = 0; i < nl->nr; i++)
-			nl->cond |= nl->td[i]->filter != NULL;
+			nl->cond |= nl->td[i]->filter != NULL || nl->td[i]->cmd->fire_rec;
 	/* Release: the list and its triggers before the pointer (pairs with rcu_deref). */
 	rcu_publish(tf->list, nl);
 	event_gc_free(old);
@@ -196,6 +204,11 @@ static int trigger_add(struct trace_event_file *file, struct trigger_data *td)
 		return -ENOMEM;
 	old = tf->list;
 	nr = old ? old->nr : 0;
+	if (td->cmd->update) {
+		ret = td->cmd->update(td, old);
+		if (ret)
+			return ret < 0 ? ret : 1;
+	}
 	for (unsigned int i = 0; i < nr; i++)
 		if (td->cmd->same(old->td[i], td))
 			return -EEXIST;
@@ -212,9 +225,15 @@ static int trigger_add(struct trace_event_file *file, struct trigger_data *td)
 		}
 	}
 	nl->nr = nr + 1;
-	nl->td[0] = td;
-	for (unsigned int i = 0; i < nr; i++)
-		nl->td[i + 1] = old->td[i];
+	if (td->cmd->append) {
+		for (unsigned int i = 0; i < nr; i++)
+			nl->td[i] = old->td[i];
+		nl->td[nr] = td;
+	} else {
+		nl->td[0] = td;
+		for (unsigned int i = 0; i < nr; i++)
+			nl->td[i + 1] = old->td[i];
+	}
 	return list_publish(file, tf, nl);
 }
 
@@ -240,6 +259,10 @@ static int trigger_remove(struct trace_event_file *file, struct trigger_data *te
 		free(nl);
 		return 0;
 	}
+	if (gone->cmd->busy && gone->cmd->busy(gone)) {
+		free(nl);
+		return -EBUSY;
+	}
 	nl->nr = n;
 	list_publish(file, tf, nl);
 	if (gone->cmd->unreg)
@@ -253,12 +276,28 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\n';
 }
 
+void trigger_err(struct trigger_data *td, const char *msg, unsigned int pos)
+{
+	struct trigger_error *e = td->err;
+	const struct evt_event *ev = td->file->event;
+
+	if (!e || e->cmd)
+		return;
+	e->cmd = malloc(strlen(td->cmd->name) + strlen(td->line ? td->line : "") + 2);
+	if (!e->cmd)
+		return;
+	sprintf(e->cmd, "%s:%s", td->cmd->name, td->line ? td->line : "");
+	snprintf(e->loc, sizeof(e->loc), "%s:%s:%s", td->cmd->name, ev->system, ev->name);
+	e->msg = msg;
+	e->pos = pos;
+}
+
 int trigger_apply(struct evt_instance *inst, unsigned int event_id, const char *cmd,
-		  struct filter_error *ferr, bool *has_ferr)
+		  struct filter_error *ferr, bool *has_ferr, struct trigger_error *terr)
 {
 	struct trace_event_file *file;
 	struct trigger_data *td = NULL;
-	char *buf, *p, *name, *param = NULL;
+	char *buf, *p, *name, *param = NULL, *line = NULL;
 	bool remove = false;
 	struct evt_event *ev;
 	int ret;
@@ -285,6 +324,11 @@ int trigger_apply(struct evt_instance *inst, unsigned int event_id, const char *
 		p++;
 	if (*p == ':') {
 		*p++ = '\0';
+		line = strdup(p);
+		if (!line) {
+			free(buf);
+			return -ENOMEM;
+		}
 		param = p;
 		while (*p && !is_space(*p))
 			p++;
@@ -309,6 +353,9 @@ int trigger_apply(struct evt_instance *inst, unsigned int event_id, const char *
 	}
 	td->cmd = cmd_find(name);
 	td->file = file;
+	td->remove = remove;
+	td->line = line;
+	td->err = terr;
 	if (!td->cmd)
 		goto out;
 	ret = td->cmd->parse(td, param);
@@ -320,7 +367,7 @@ int trigger_apply(struct evt_instance *inst, unsigned int event_id, const char *
 			ret = -EINVAL;
 			goto out;
 		}
-		if (!remove) {
+		if (!remove || td->cmd->fire_rec) {
 			p += 2;
 			while (is_space(*p))
 				p++;
@@ -338,11 +385,20 @@ int trigger_apply(struct evt_instance *inst, unsigned int event_id, const char *
 		goto out;
 	}
 	ret = trigger_add(file, td);
+	td->line = NULL; /* parse and update only */
+	td->err = NULL;
 	if (!ret)
 		td = NULL;
+	else if (ret > 0)
+		ret = 0; /* the command acted on an existing trigger */
 out:
+	if (td) {
+		td->line = NULL;
+		td->err = NULL;
+	}
 	event_unlock();
 	td_free(td);
+	free(line);
 	free(buf);
 	return ret;
 }
@@ -393,7 +449,7 @@ int trigger_show_text(struct evt_instance *inst, unsigned int event_id, char **t
 	struct trace_event_file *file;
 	struct trigger_list *tl;
 	struct evt_event *ev;
-	char name[512];
+	char name[8192];
 	int ret = 0;
 
 	if (!t.buf)
@@ -418,6 +474,11 @@ int trigger_show_text(struct evt_instance *inst, unsigned int event_id, char **t
 		struct trigger_data *td = tl->td[i];
 		long c = ld_relaxed(&td->count);
 
+		if (td->cmd->show) {
+			td->cmd->show(td, name, sizeof(name));
+			text_add(&t, "%s", name);
+			continue;
+		}
 		td->cmd->print(td, name, sizeof(name));
 		if (c == TRIGGER_UNLIMITED)
 			text_add(&t, "%s:unlimited", name);

@@ -25,6 +25,7 @@
 #define TRIGGER_UNLIMITED (-1L)
 
 struct trigger_data;
+struct trigger_list;
 
 /*
  * A trigger command. Registered in trigger_cmds.c; trigger.c parses the
@@ -40,6 +41,21 @@ struct trigger_data;
  *   fire      run once: writer context, no lock, no allocation, signal safe.
  *   print     the name and parameters without the count ("traceon",
  *             "enable_event:sched:sched_wakeup"), snprintf-like. event_mutex held.
+ *
+ * Commands that read the record (hist, the kernel's EVENT_CMD_FL_NEEDS_REC):
+ *   fire_rec  instead of fire: run with the record, before it is committed
+ *             (the kernel's event_triggers_call()); writer context as fire.
+ *             The trigger's filter was tested already; it has no count.
+ *   update    before a new trigger is added: act on an existing one instead
+ *             (hist's pause/cont/clear) and return 1, return 0 to add @td,
+ *             or -errno. event_mutex held. May be NULL.
+ *   show      the whole line of the `trigger` file, '\n' included (instead
+ *             of print, the count and the filter). event_mutex held.
+ *   free      free td->priv (after a grace period, or a failed parse).
+ *   busy      may @td be removed now? 0 or -EBUSY (hist: others use its
+ *             variables). event_mutex held. May be NULL.
+ *   append    new triggers go to the end of the list (the kernel's
+ *             hist_trigger_enable()); others to the front.
  */
 struct trigger_cmd {
 	const char *name;
@@ -50,6 +66,24 @@ struct trigger_cmd {
 	bool (*would_fire)(const struct trigger_data *td);
 	void (*fire)(struct trigger_data *td);
 	int (*print)(const struct trigger_data *td, char *buf, size_t size);
+	void (*fire_rec)(struct trigger_data *td, const void *rec, size_t len);
+	int (*update)(struct trigger_data *td, const struct trigger_list *tl);
+	int (*show)(const struct trigger_data *td, char *buf, size_t size);
+	void (*free)(struct trigger_data *td);
+	int (*busy)(const struct trigger_data *td);
+	bool append;
+};
+
+/*
+ * What a command reports to the instance's error_log (hist's errors, as the
+ * kernel's hist_err()): @loc ("hist:sys:event"), @msg, the command (malloc'd,
+ * freed by whoever reads it) and the caret's position in it.
+ */
+struct trigger_error {
+	char loc[128];
+	const char *msg;
+	char *cmd;
+	unsigned int pos;
 };
 
 struct trigger_data {
@@ -59,11 +93,15 @@ struct trigger_data {
 	struct trace_event_file *file;	 /* the event it is attached to */
 	struct trace_event_file *target; /* enable_event/disable_event */
 	bool enable;
+	bool remove;		   /* parse: this is a '!' removal */
+	void *priv;		   /* the command's (hist: struct hist_trigger) */
+	const char *line;	   /* parse only: all after "name:", filter included */
+	struct trigger_error *err; /* parse/update only: where to report (may be NULL) */
 };
 
 struct trigger_list {
 	unsigned int nr;
-	bool cond;		   /* some trigger has a filter: needs the record */
+	bool cond;		   /* some trigger has a filter or reads the record */
 	struct trigger_data *td[]; /* newest first, as the kernel lists them */
 };
 
@@ -95,11 +133,16 @@ void trigger_post(const struct trigger_list *tl, unsigned long mask);
  * nothing. On a filter error, *@ferr is filled and *@has_ferr set (the
  * caller logs it to error_log as "event filter parse error").
  * Return: 0 or -EINVAL (unknown command, bad parameter, bad filter),
- * -EEXIST (uniqueness), -ENOMEM, -ENODEV (no such event).
+ * -EEXIST (uniqueness), -ENOMEM, -ENODEV (no such event); hist also -ENOENT.
+ * A command's own error is put in *@terr (when not NULL) with terr->cmd set:
+ * the caller logs it and frees terr->cmd.
  * Context: takes event_mutex (and may wait for a grace period).
  */
 int trigger_apply(struct evt_instance *inst, unsigned int event_id, const char *cmd,
-		  struct filter_error *ferr, bool *has_ferr);
+		  struct filter_error *ferr, bool *has_ferr, struct trigger_error *terr);
+
+/* For commands: report an error (the first one only, as the kernel's log of one write). */
+void trigger_err(struct trigger_data *td, const char *msg, unsigned int pos);
 
 /* The `trigger` file's text, malloc'd into *@textp. Return: 0, -ENOMEM, -ENODEV. */
 int trigger_show_text(struct evt_instance *inst, unsigned int event_id, char **textp);
@@ -113,5 +156,6 @@ int trigger_soft_get(struct trace_event_file *file);
 void trigger_soft_put(struct trace_event_file *file);
 
 extern const struct trigger_cmd *const trigger_cmds[];
+extern const struct trigger_cmd hist_cmd, enable_hist_cmd, disable_hist_cmd;
 
 #endif /* EVT_TRIGGER_TRIGGER_H */

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * trigger/trigger_cmds.c - the trigger commands: traceon, traceoff,
- * enable_event, disable_event (events.rst 6.2). stacktrace and snapshot
- * are not here yet (docs/triggers.md).
+ * snapshot, stacktrace, enable_event, disable_event (events.rst 6.2),
+ * enable_hist, disable_hist (histogram.rst 2); hist itself is in hist/hist.c.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "hist/hist.h"
 #include "trigger/trigger.h"
 
 /* --- traceon, traceoff ---------------------------------------------------------------------- */
+
+static bool is_onoff_cmd(const struct trigger_cmd *cmd);
 
 static int onoff_parse(struct trigger_data *td, char *param)
 {
@@ -25,7 +28,7 @@ static int onoff_parse(struct trigger_data *td, char *param)
 /* One traceon or traceoff per event (the kernel's ETT_TRACE_ONOFF). */
 static bool onoff_same(const struct trigger_data *a, const struct trigger_data *b)
 {
-	return a->cmd->parse == onoff_parse && b->cmd->parse == onoff_parse;
+	return is_onoff_cmd(a->cmd) && is_onoff_cmd(b->cmd);
 }
 
 static bool traceon_would(const struct trigger_data *td)
@@ -70,6 +73,58 @@ static const struct trigger_cmd traceoff_cmd = {
 	.same = onoff_same,
 	.would_fire = traceoff_would,
 	.fire = traceoff_fire,
+	.print = onoff_print,
+};
+
+/* --- stacktrace ----------------------------------------------------------------------------- */
+
+/* One stacktrace per event (the kernel's ETT_STACKTRACE). */
+static bool same_cmd(const struct trigger_data *a, const struct trigger_data *b)
+{
+	return a->cmd == b->cmd;
+}
+
+/* The traced program's stack, above its call into the writer: an ftrace:kernel_stack record. */
+static void stacktrace_fire(struct trigger_data *td)
+{
+	event_trace_stack(td->file->inst);
+}
+
+static const struct trigger_cmd stacktrace_cmd = {
+	.name = "stacktrace",
+	.parse = onoff_parse,
+	.same = same_cmd,
+	.fire = stacktrace_fire,
+	.print = onoff_print,
+};
+
+/* --- snapshot ------------------------------------------------------------------------------- */
+
+/* The instance's snapshot buffer is allocated when the trigger registers (the
+ * kernel's register_snapshot_trigger), and kept while it exists. */
+static int snapshot_reg(struct trigger_data *td)
+{
+	return instance_snapshot_get_locked(td->file->inst);
+}
+
+static void snapshot_unreg(struct trigger_data *td)
+{
+	instance_snapshot_put_locked(td->file->inst);
+}
+
+/* Swap the live buffer with the snapshot buffer: one CAS, writer-safe. */
+static void snapshot_fire(struct trigger_data *td)
+{
+	instance_snapshot_swap(td->file->inst);
+}
+
+static const struct trigger_cmd snapshot_cmd = {
+	.name = "snapshot",
+	.parse = onoff_parse,
+	.same = same_cmd,
+	.reg = snapshot_reg,
+	.unreg = snapshot_unreg,
+	.fire = snapshot_fire,
 	.print = onoff_print,
 };
 
@@ -135,13 +190,13 @@ static void enable_fire(struct trigger_data *td)
 	/*
 	 * Relaxed read-modify-write of one bit: it orders nothing else (writers
 	 * test the bit with a relaxed load, a record in flight may still see the
-	 * old state, as in the kernel). event_mutex holders store the whole flags
-	 * word (st_relaxed): a trigger firing during such an update may be lost.
+	 * old state, as in the kernel). event_mutex holders update the word with a
+	 * CAS too (file_flags_update), so neither side loses the other's bits.
 	 */
 	if (td->enable)
-		__atomic_fetch_and(&td->target->flags, ~EVT_FILE_SOFT_DISABLED, __ATOMIC_RELAXED);
+		and_relaxed(&td->target->flags, ~EVT_FILE_SOFT_DISABLED);
 	else
-		__atomic_fetch_or(&td->target->flags, EVT_FILE_SOFT_DISABLED, __ATOMIC_RELAXED);
+		or_relaxed(&td->target->flags, EVT_FILE_SOFT_DISABLED);
 }
 
 static int enable_print(const struct trigger_data *td, char *buf, size_t size)
@@ -172,11 +227,70 @@ static const struct trigger_cmd disable_event_cmd = {
 	.print = enable_print,
 };
 
+static bool is_onoff_cmd(const struct trigger_cmd *cmd)
+{
+	return cmd == &traceon_cmd || cmd == &traceoff_cmd;
+}
+
 static bool is_enable_cmd(const struct trigger_cmd *cmd)
 {
 	return cmd == &enable_event_cmd || cmd == &disable_event_cmd;
 }
 
+/* --- enable_hist, disable_hist (histogram.rst 2: pause/continue a target's hist triggers) -- */
+
+static bool is_hist_enable_cmd(const struct trigger_cmd *cmd)
+{
+	return cmd == &enable_hist_cmd || cmd == &disable_hist_cmd;
+}
+
+static int hist_enable_parse(struct trigger_data *td, char *param)
+{
+	int ret = enable_parse(td, param);
+
+	td->enable = !strcmp(td->cmd->name, "enable_hist");
+	return ret;
+}
+
+/* One enable_hist/disable_hist per target (the kernel's ETT_HIST_ENABLE). */
+static bool hist_enable_same(const struct trigger_data *a, const struct trigger_data *b)
+{
+	return is_hist_enable_cmd(a->cmd) && is_hist_enable_cmd(b->cmd) && a->target == b->target;
+}
+
+/* As the kernel's hist_enable_trigger(): every hist trigger of the target. */
+static void hist_enable_fire(struct trigger_data *td)
+{
+	/* Acquire: the target's list and its triggers are complete (rcu_publish). */
+	struct trigger_list *tl = trigger_list_rcu(td->target);
+
+	for (unsigned int i = 0; tl && i < tl->nr; i++)
+		if (tl->td[i]->cmd == &hist_cmd)
+			hist_set_paused(tl->td[i], !td->enable);
+}
+
+const struct trigger_cmd enable_hist_cmd = {
+	.name = "enable_hist",
+	.parse = hist_enable_parse,
+	.same = hist_enable_same,
+	.reg = enable_reg,
+	.unreg = enable_unreg,
+	.fire = hist_enable_fire,
+	.print = enable_print,
+};
+
+const struct trigger_cmd disable_hist_cmd = {
+	.name = "disable_hist",
+	.parse = hist_enable_parse,
+	.same = hist_enable_same,
+	.reg = enable_reg,
+	.unreg = enable_unreg,
+	.fire = hist_enable_fire,
+	.print = enable_print,
+};
+
+/* The kernel's registration order (the "# Available triggers" line). */
 const struct trigger_cmd *const trigger_cmds[] = {
-	&traceon_cmd, &traceoff_cmd, &enable_event_cmd, &disable_event_cmd, NULL,
+	&traceon_cmd,	    &traceoff_cmd,    &snapshot_cmd,	 &stacktrace_cmd, &enable_event_cmd,
+	&disable_event_cmd, &enable_hist_cmd, &disable_hist_cmd, &hist_cmd,	  NULL,
 };

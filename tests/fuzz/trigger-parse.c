@@ -57,13 +57,22 @@ static void remove_line(struct evt_instance *inst, unsigned int id, const char *
 	cmd[0] = '!';
 	memcpy(cmd + 1, line, n);
 	cmd[n + 1] = '\0';
+	if (!strncmp(line, "hist:", 5)) {
+		/* hist: the line is the command, filter included, then " [active]" */
+		colon = strrchr(cmd, ' ');
+		check(colon != NULL);
+		*colon = '\0';
+		check(trigger_apply(inst, id, cmd, &err, &has_err, NULL) == 0);
+		free(cmd);
+		return;
+	}
 	colon = strrchr(cmd, ' ');
 	if (colon && strstr(cmd, " if "))
 		*strstr(cmd, " if ") = '\0';
 	colon = strrchr(cmd, ':');
 	check(colon != NULL);
 	*colon = '\0';
-	check(trigger_apply(inst, id, cmd, &err, &has_err) == 0);
+	check(trigger_apply(inst, id, cmd, &err, &has_err, NULL) == 0);
 	free(cmd);
 }
 
@@ -91,8 +100,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < n; i++)
 		if (cmd[i] == '\n')
 			cmd[i] = ' ';
-	ret = trigger_apply(inst, id, cmd, &err, &has_err);
-	check(ret == 0 || ret == -EINVAL || ret == -EEXIST || ret == -ENOMEM);
+	ret = trigger_apply(inst, id, cmd, &err, &has_err, NULL);
+	check(ret == 0 || ret == -EINVAL || ret == -EEXIST || ret == -ENOMEM || ret == -ENOENT ||
+	      ret == -EDOM);
 	check(!has_err || ret == -EINVAL);
 	free(cmd);
 
@@ -107,8 +117,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			e = strchr(l, '\n');
 			check(e != NULL);
 			check(!strncmp(l, "traceon:", 8) || !strncmp(l, "traceoff:", 9) ||
+			      !strncmp(l, "stacktrace:", 11) || !strncmp(l, "snapshot:", 9) ||
 			      !strncmp(l, "enable_event:", 13) ||
-			      !strncmp(l, "disable_event:", 14));
+			      !strncmp(l, "disable_event:", 14) ||
+			      !strncmp(l, "enable_hist:", 12) || !strncmp(l, "disable_hist:", 13) ||
+			      !strncmp(l, "hist:", 5));
 			remove_line(inst, id, l, (size_t)(e - l));
 		}
 		free(text);

@@ -43,7 +43,7 @@ static void check_records(const char *buf, size_t len, int n)
 {
 	T_ASSERT_EQ(len, (size_t)n * RSZ);
 	for (int i = 0; i < n; i++) {
-		char want[16];
+		char want[32];
 
 		snprintf(want, sizeof(want), "record %08d", i);
 		T_ASSERT(!memcmp(buf + (size_t)i * RSZ, want, 15));

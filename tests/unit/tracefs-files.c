@@ -78,10 +78,13 @@ int main(void)
 	nr_cpus = evt_ring_buffer_nr_cpus(tb_buffer(top));
 
 	/* the listings */
-	T_ASSERT_STR(ls(NULL, "/"), "available_events available_tracers buffer_size_kb "
-		     "buffer_total_size_kb current_tracer error_log events/ instances/ per_cpu/ "
-		     "saved_cmdlines set_event set_event_pid trace trace_clock trace_marker "
-		     "trace_pipe tracing_on ");
+	T_ASSERT_STR(
+		ls(NULL, "/"),
+		"available_events available_tracers buffer_size_kb "
+		"buffer_total_size_kb current_tracer dynamic_events error_log events/ instances/ "
+		"per_cpu/ saved_cmdlines set_event set_event_pid synthetic_events trace "
+		"trace_clock trace_marker "
+		"trace_pipe tracing_on ");
 	T_ASSERT_STR(ls(NULL, "events"), "enable header_event header_page ftrace/ sched/ irq/ app/ ");
 	T_ASSERT_STR(ls(NULL, "events/ftrace"), "print/ ");
 	T_ASSERT_STR(ls(NULL, "events/ftrace/print"), "format id trigger ");
@@ -96,7 +99,8 @@ int main(void)
 		     "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n");
 	T_ASSERT(!strncmp(fake_cat(top, "events/header_event"), "# compressed entry header\n", 26));
 	T_ASSERT_STR(ls(NULL, "events/sched"), "enable filter sched_switch/ sched_wakeup/ ");
-	T_ASSERT_STR(ls(NULL, "events/sched/sched_switch"), "enable filter format id trigger ");
+	T_ASSERT_STR(ls(NULL, "events/sched/sched_switch"),
+		     "enable filter format hist id trigger ");
 	T_ASSERT(!strncmp(ls(NULL, "per_cpu"), "cpu0/ ", 6));
 	T_ASSERT_STR(ls(NULL, "per_cpu/cpu0"),
 		     "buffer_size_kb stats trace trace_pipe trace_pipe_raw ");

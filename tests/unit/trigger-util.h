@@ -19,7 +19,10 @@
 #define TICK "events/tfs_test/tfs_tick/trigger"
 #define REQ "events/tfs_test/tfs_req/trigger"
 #define MISC "events/tfs_other/tfs_misc/trigger"
-#define NONE "# Available triggers:\n# traceon traceoff enable_event disable_event\n"
+#define NONE                                                                           \
+	"# Available triggers:\n"                                                      \
+	"# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist " \
+	"hist\n"
 
 static inline const char *cat(const char *path)
 {

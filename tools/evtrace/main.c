@@ -13,6 +13,7 @@
 /* Declared in evtrace-cmd.h, defined in cmd-<verb>.c: keep both lists sorted. */
 
 static const struct evtrace_cmd commands[] = {
+	{ "export", cmd_export, "convert a trace.dat file to Perfetto/Chrome JSON trace events" },
 	{ "relay", cmd_relay, "drain relay channels and GTSC traces: cat, record" },
 	{ "report", cmd_report, "print a trace.dat file in the kernel's trace layout" },
 	{ "tracepipe", cmd_tracepipe, "read tracepipe channels: list, cat, record" },

@@ -22,6 +22,7 @@ struct evtrace_cmd {
 /* Print "evtrace: <msg>" to stderr, printf-style. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+int cmd_export(int argc, char **argv);
 int cmd_relay(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_tracepipe(int argc, char **argv);

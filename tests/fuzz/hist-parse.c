@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Fuzz target: a hist trigger command (hist/hist.c's parser), applied to an
+ * event with numeric and string fields, the events fired, the `hist` text
+ * read, then every trigger removed again through the line the `trigger`
+ * file shows.
+ *
+ * Input: the first byte picks the event (kmalloc, netif_receive_skb,
+ * process_fork of unit/hist-tp.h); the rest up to a NUL is written after
+ * "hist:" (or as is when it starts with '!'). Nothing may crash or leak;
+ * the errno is one the kernel gives; a logged error has its caret inside
+ * the command; the `hist` text has one "# event histogram" table per hist
+ * trigger, each ending in the Totals; after the removals nothing is left.
+ *
+ * Seeds: tests/fuzz/corpus/hist-parse/ (histogram.rst's commands).
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <evtrace/evtrace.h>
+
+#include "hist/hist.h"
+#include "trigger/trigger.h"
+
+#define CREATE_TRACE_POINTS
+#include "unit/hist-tp.h"
+
+static void check(int cond)
+{
+	if (!cond)
+		abort();
+}
+
+static unsigned int event_id(const char *name)
+{
+	struct evt_event *ev;
+	unsigned int id;
+
+	events_init();
+	event_lock();
+	ev = event_find_locked("hist_test", name);
+	id = ev ? ev->id : 0;
+	event_unlock();
+	return id;
+}
+
+static int count(const char *s, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = s; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+static void apply(struct evt_instance *inst, unsigned int id, const char *cmd, int *ret)
+{
+	struct trigger_error terr = { .cmd = NULL };
+	struct filter_error ferr;
+	bool has_ferr;
+
+	*ret = trigger_apply(inst, id, cmd, &ferr, &has_ferr, &terr);
+	if (terr.cmd) {
+		check(*ret < 0);
+		check(terr.pos <= strlen(terr.cmd));
+		check(!strncmp(terr.loc, "hist:hist_test:", 15));
+		free(terr.cmd);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const names[] = { "kmalloc", "netif_receive_skb", "process_fork" };
+	struct evt_instance *inst = evt_instance_top();
+	size_t n = size ? strnlen((const char *)data + 1, size - 1) : 0;
+	char *cmd, *text, *line;
+	unsigned int id;
+	int ret, tables;
+
+	if (!size)
+		return 0;
+	id = event_id(names[data[0] % 3]);
+	check(id != 0);
+	cmd = malloc(n + 6);
+	check(cmd != NULL);
+	if (n && data[1] == '!') {
+		memcpy(cmd, data + 1, n);
+		cmd[n] = '\0';
+	} else {
+		memcpy(cmd, "hist:", 5);
+		memcpy(cmd + 5, data + 1, n);
+		cmd[n + 5] = '\0';
+	}
+	for (size_t i = 0; cmd[i]; i++)
+		if (cmd[i] == '\n')
+			cmd[i] = ' ';
+	apply(inst, id, cmd, &ret);
+	check(ret == 0 || ret == -EINVAL || ret == -EEXIST || ret == -ENOMEM || ret == -ENOENT ||
+	      ret == -EDOM);
+
+	for (int i = 0; i < 3; i++) {
+		trace_kmalloc((unsigned long)i, 2, (unsigned long)i * 100, 8, 0);
+		trace_netif_receive_skb(0xffff0000ul + (unsigned long)i, (unsigned int)i, "eth0");
+		trace_process_fork(i ? "bash" : "a-very-long-thread-name", i);
+	}
+
+	check(hist_show_text(inst, id, &text) == 0);
+	tables = count(text, "# event histogram\n");
+	check(count(text, "\nTotals:\n    Hits: ") == tables);
+	free(text);
+
+	/*
+	 * Remove what the trigger file shows: "!" + the line without " [active]";
+	 * when the line does not parse back (as in the kernel: "sort=x.log2" reads
+	 * ".log2" as a sort modifier), with the command as written.
+	 */
+	check(trigger_show_text(inst, id, &text) == 0);
+	if (text[0] != '#') {
+		for (char *l = text, *e; *l; l = e + 1) {
+			char *sp;
+
+			e = strchr(l, '\n');
+			check(e != NULL);
+			check(!strncmp(l, "hist:", 5));
+			tables--;
+			*e = '\0';
+			sp = strrchr(l, ' ');
+			check(sp != NULL);
+			*sp = '\0';
+			line = malloc(strlen(l) + strlen(cmd) + 2);
+			check(line != NULL);
+			line[0] = '!';
+			strcpy(line + 1, l);
+			apply(inst, id, line, &ret);
+			if (ret == -EINVAL && cmd[0] != '!') {
+				line[0] = '!';
+				strcpy(line + 1, cmd);
+				apply(inst, id, line, &ret);
+			}
+			check(ret == 0);
+			free(line);
+		}
+		free(text);
+		check(trigger_show_text(inst, id, &text) == 0);
+	}
+	free(cmd);
+	check(tables == 0);
+	check(text[0] == '#');
+	free(text);
+	check(hist_show_text(inst, id, &text) == 0);
+	check(text[0] == '\0');
+	free(text);
+	return 0;
+}

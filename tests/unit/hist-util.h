@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* tests/unit/hist-*.c: golden files in tests/data/hist/ and the events of hist-tp.h. */
+#ifndef HIST_UTIL_H
+#define HIST_UTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "trigger-util.h"
+
+#define KMALLOC	 "events/hist_test/kmalloc/"
+#define SYSENTER "events/hist_test/sys_enter/"
+#define FORK	 "events/hist_test/process_fork/"
+#define RECV	 "events/hist_test/netif_receive_skb/"
+#define RX	 "events/hist_test/netif_rx/"
+
+/*
+ * Compare @text with tests/data/hist/@name.txt; with HIST_GOLDEN_WRITE=1 in
+ * the environment, write the file instead (then read it: it is the contract).
+ */
+static inline void golden(const char *name, const char *text)
+{
+	static char want[1 << 16];
+	char path[4096];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s", __FILE__);
+	*strrchr(path, '/') = '\0';
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/../data/hist/%s.txt", name);
+	if (getenv("HIST_GOLDEN_WRITE")) {
+		f = fopen(path, "w");
+		T_ASSERT(f != NULL);
+		fputs(text, f);
+		fclose(f);
+		return;
+	}
+	f = fopen(path, "r");
+	if (!f)
+		t_fail("%s: %s missing", name, path);
+	n = fread(want, 1, sizeof(want) - 1, f);
+	fclose(f);
+	want[n] = '\0';
+	if (strcmp(text, want))
+		t_fail("%s: hist text differs from %s:\n--- got:\n%s--- want:\n%s---", name, path,
+		       text, want);
+}
+
+#endif

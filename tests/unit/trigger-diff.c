@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * trigger-diff: the same trigger chains on the kernel and on evtrace, with
+ * the same field values; which events land in the buffer (and where the
+ * stacktrace records fall) and the `trigger` files' text read back must be
+ * the same.
+ *
+ * The kernel side (root, tracefs and uprobes): uprobe events snapdiff/ev_a
+ * (a, b), ev_b (c), ev_c (d) on this program's own functions diff_a/b/c, in an
+ * instance of our own (instances/snap-diff); every uprobe and the instance are
+ * removed at the end (and at exit on a failure). Its answers are kept in
+ * tests/data/trigger/kernel-diff.txt (EVT_TRIGGER_DIFF_SAVE=1 rewrites it), so
+ * without root evtrace is compared with the saved answers (the kernel part
+ * then says SKIP on stderr and the test still runs).
+ *
+ * Our side: events of the same shapes (trigger-diff-tp.h), fired by the same
+ * functions, in the top instance.
+ *
+ * Normalized text, per scenario: "## name", one line per record ("ev_a a=3
+ * b=3", "<stack trace>"), then "# ev_x" and the non-'#' lines of its trigger file.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trigger-util.h"
+
+#define CREATE_TRACE_POINTS
+#include "trigger-diff-tp.h"
+
+#define KT "/sys/kernel/tracing/"
+#define KI KT "instances/snap-diff/"
+#define OUT_MAX (64 << 10)
+
+/* --- the probed functions: the uprobes fire on their entry, our events inside ---------------- */
+
+__attribute__((noinline, used)) void diff_a(long a, long b);
+__attribute__((noinline, used)) void diff_b(long c);
+__attribute__((noinline, used)) void diff_c(long d);
+
+__attribute__((noinline, used)) void diff_a(long a, long b)
+{
+	trace_ev_a(a, b);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline, used)) void diff_b(long c)
+{
+	trace_ev_b(c);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline, used)) void diff_c(long d)
+{
+	trace_ev_c(d);
+	__asm__ volatile("" ::: "memory");
+}
+
+static void sequence(void)
+{
+	for (long i = 1; i <= 20; i++) {
+		diff_a(i, i % 4);
+		diff_b(i);
+		diff_c(20 - i);
+	}
+}
+
+/* --- the scenarios ----------------------------------------------------------------------------- */
+
+static const char *const events[3] = { "ev_a", "ev_b", "ev_c" };
+
+struct scenario {
+	const char *name;
+	bool enable[3];
+	const char *trig[3][3]; /* per event, written in this order */
+};
+
+static const struct scenario scenarios[] = {
+	{ "onoff", { true, true, false },
+	  { { "traceoff:2 if b == 3" }, { "traceon if c > 10" }, { NULL } } },
+	{ "stack", { true, false, false },
+	  { { "stacktrace:2 if a >= 4" }, { "stacktrace if c == 15" }, { NULL } } },
+	{ "enable", { true, false, true },
+	  { { "enable_event:snapdiff:ev_b:1 if a == 5" }, { NULL },
+	    { "disable_event:snapdiff:ev_b:2 if d < 8" } } },
+	{ "mixed", { false, true, false },
+	  { { "traceoff:1 if a == 9", "enable_event:snapdiff:ev_c if b == 0" },
+	    { "traceon" },
+	    { "traceon:1 if d == 6" } } },
+	{ "counts", { true, true, true },
+	  { { "disable_event:snapdiff:ev_c:3 if b == 1", "traceoff:1 if a > 17" },
+	    { "stacktrace:1 if c == 2", "enable_event:snapdiff:ev_c:2 if c > 10 && c < 14" },
+	    { NULL } } },
+};
+
+/* --- one side: how to write and read its files -------------------------------------------------- */
+
+struct side {
+	int (*write)(const char *path, const char *text, bool trunc);
+	const char *(*read)(const char *path);
+};
+
+static int k_write(const char *path, const char *text, bool trunc)
+{
+	char full[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(full, sizeof(full), KI "%s", path);
+	fd = open(full, O_WRONLY | (trunc ? O_TRUNC : 0));
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return (int)n;
+}
+
+static const char *k_read(const char *path)
+{
+	static char buf[1 << 20];
+	char full[512];
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(full, sizeof(full), KI "%s", path);
+	fd = open(full, O_RDONLY);
+	if (fd < 0)
+		t_fail("open %s: %s", full, strerror(errno));
+	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	return buf;
+}
+
+static int e_write(const char *path, const char *text, bool trunc)
+{
+	ssize_t n = evt_tracefs_write(NULL, path, text, strlen(text), trunc ? GT : GGT);
+
+	return n < 0 ? (int)n : 0;
+}
+
+static const char *e_read(const char *path)
+{
+	return cat(path);
+}
+
+static const struct side kernel_side = { k_write, k_read };
+static const struct side our_side = { e_write, e_read };
+
+static void add(char *out, const char *fmt, const char *a, const char *b)
+{
+	size_t n = strlen(out);
+
+	snprintf(out + n, OUT_MAX - n, fmt, a, b);
+}
+
+/* One line of `trace` as "name args" ("(0x...) " of a uprobe dropped), "<stack trace>", or nothing. */
+static void norm_line(const char *l, size_t len, char *out)
+{
+	char line[512], *p, *name;
+
+	if (len >= sizeof(line) || *l == '#' || !strncmp(l, " => ", 4))
+		return;
+	memcpy(line, l, len);
+	line[len] = '\0';
+	p = strchr(line, ']');
+	p = p ? strstr(p, ": ") : NULL;
+	if (!p)
+		return;
+	p += 2;
+	if (!strncmp(p, "<stack trace>", 13)) {
+		add(out, "%s%s\n", "<stack trace>", "");
+		return;
+	}
+	name = p;
+	p = strstr(p, ": ");
+	if (!p)
+		return;
+	*p = '\0';
+	p += 2;
+	if (!strncmp(p, "(0x", 3) && strstr(p, ") "))
+		p = strstr(p, ") ") + 2;
+	add(out, "%s %s\n", name, p);
+}
+
+static void run(const struct side *s, const struct scenario *sc, char *out)
+{
+	char path[256], cmd[256];
+	const char *t;
+
+	add(out, "## %s%s\n", sc->name, "");
+	T_ASSERT_OK(s->write("tracing_on", "1\n", true));
+	T_ASSERT_OK(s->write("trace", "", true));
+	for (int e = 0; e < 3; e++) {
+		snprintf(path, sizeof(path), "events/snapdiff/%s/trigger", events[e]);
+		for (int i = 0; i < 3 && sc->trig[e][i]; i++) {
+			snprintf(cmd, sizeof(cmd), "%s\n", sc->trig[e][i]);
+			if (s->write(path, cmd, false))
+				t_fail("%s: '%s' refused", sc->name, sc->trig[e][i]);
+		}
+		snprintf(path, sizeof(path), "events/snapdiff/%s/enable", events[e]);
+		if (sc->enable[e])
+			T_ASSERT_OK(s->write(path, "1\n", true));
+	}
+	sequence();
+	T_ASSERT_OK(s->write("tracing_on", "0\n", true));
+	t = s->read("trace");
+	for (const char *l = t; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+
+		norm_line(l, len, out);
+		l += len + (e ? 1 : 0);
+	}
+	/* the trigger files, then take every trigger away ("!" and the command) */
+	for (int e = 0; e < 3; e++) {
+		char text[4096], *save = NULL;
+
+		snprintf(path, sizeof(path), "events/snapdiff/%s/trigger", events[e]);
+		add(out, "# %s%s\n", events[e], "");
+		snprintf(text, sizeof(text), "%s", s->read(path));
+		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			char *c;
+
+			if (*l == '#')
+				continue;
+			add(out, "%s%s\n", l, "");
+			c = strstr(l, ":count=");
+			if (!c)
+				c = strstr(l, ":unlimited");
+			if (c)
+				*c = '\0';
+			snprintf(cmd, sizeof(cmd), "!%s\n", l);
+			T_ASSERT_OK(s->write(path, cmd, false));
+		}
+	}
+	for (int e = 0; e < 3; e++) {
+		snprintf(path, sizeof(path), "events/snapdiff/%s/enable", events[e]);
+		T_ASSERT_OK(s->write(path, "0\n", true));
+	}
+	T_ASSERT_OK(s->write("tracing_on", "1\n", true));
+}
+
+/* --- the kernel's uprobes and instance ---------------------------------------------------------- */
+
+static bool k_made_instance, k_made_probes;
+
+static int k_probe_write(const char *text)
+{
+	int fd = open(KT "uprobe_events", O_WRONLY | O_APPEND);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return (int)n;
+}
+
+static void k_cleanup(void)
+{
+	char path[256];
+
+	if (k_made_instance) {
+		for (int e = 0; e < 3; e++) {
+			snprintf(path, sizeof(path), "events/snapdiff/%s/enable", events[e]);
+			k_write(path, "0\n", true);
+		}
+		rmdir(KT "instances/snap-diff");
+		k_made_instance = false;
+	}
+	if (k_made_probes) {
+		for (int e = 0; e < 3; e++) {
+			snprintf(path, sizeof(path), "-:snapdiff/%s\n", events[e]);
+			k_probe_write(path);
+		}
+		k_made_probes = false;
+	}
+}
+
+/* The file offset of @fn in the file mapped at it (uprobes want file offsets). */
+static int file_offset(void *fn, char *file, size_t size, unsigned long *off)
+{
+	unsigned long addr = (unsigned long)fn, lo, hi, foff;
+	char line[1024], perm[8], path[768];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int found = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		path[0] = '\0';
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %767s", &lo, &hi, perm, &foff, path) < 4)
+			continue;
+		if (addr >= lo && addr < hi && path[0] == '/') {
+			snprintf(file, size, "%s", path);
+			*off = addr - lo + foff;
+			found = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* The kernel's answers, or NULL with the reason in @why. */
+static char *kernel_answers(char *why, size_t size)
+{
+	static const char *const args[3] = { "a=%di:s64 b=%si:s64", "c=%di:s64", "d=%di:s64" };
+	void *const fns[3] = { (void *)diff_a, (void *)diff_b, (void *)diff_c };
+	char file[768], cmd[1200];
+	unsigned long off = 0;
+	char *out;
+
+	if (geteuid() != 0 || access(KT "uprobe_events", W_OK) || access(KT "instances", W_OK)) {
+		snprintf(why, size, "no writable tracefs with uprobe_events (root)");
+		return NULL;
+	}
+	atexit(k_cleanup);
+	k_made_probes = true;
+	for (int e = 0; e < 3; e++) {
+		snprintf(cmd, sizeof(cmd), "-:snapdiff/%s\n", events[e]);
+		k_probe_write(cmd); /* a run killed before its cleanup */
+	}
+	rmdir(KT "instances/snap-diff");
+	for (int e = 0; e < 3; e++) {
+		if (file_offset(fns[e], file, sizeof(file), &off)) {
+			snprintf(why, size, "cannot find this program's file mapping");
+			return NULL;
+		}
+		snprintf(cmd, sizeof(cmd), "p:snapdiff/%s %s:0x%lx %s\n", events[e], file, off,
+			 args[e]);
+		if (k_probe_write(cmd)) {
+			snprintf(why, size, "the kernel refused the uprobe snapdiff/%s", events[e]);
+			k_cleanup();
+			return NULL;
+		}
+	}
+	if (mkdir(KT "instances/snap-diff", 0755)) {
+		snprintf(why, size, "mkdir instances/snap-diff: %s", strerror(errno));
+		k_cleanup();
+		return NULL;
+	}
+	k_made_instance = true;
+	out = calloc(1, OUT_MAX);
+	T_ASSERT(out != NULL);
+	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
+		run(&kernel_side, &scenarios[i], out);
+	k_cleanup();
+	return out;
+}
+
+static char *read_golden(const char *path)
+{
+	char *buf = calloc(1, OUT_MAX);
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	T_ASSERT(buf != NULL);
+	if (!f)
+		t_fail("%s: %s", path, strerror(errno));
+	n = fread(buf, 1, OUT_MAX - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void compare(const char *what, const char *got, const char *want)
+{
+	if (strcmp(got, want))
+		t_fail("%s differ:\n--- evtrace:\n%s--- %s:\n%s---", what, got, what, want);
+}
+
+int main(void)
+{
+	char golden[4096], why[1024];
+	char *ours = calloc(1, OUT_MAX), *kern, *saved;
+
+	T_ASSERT(ours != NULL);
+	snprintf(golden, sizeof(golden), "%s", __FILE__);
+	*strrchr(golden, '/') = '\0';
+	strcat(golden, "/../data/trigger/kernel-diff.txt");
+
+	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
+		run(&our_side, &scenarios[i], ours);
+
+	kern = kernel_answers(why, sizeof(why));
+	if (kern && getenv("EVT_TRIGGER_DIFF_SAVE")) {
+		FILE *f = fopen(golden, "w");
+
+		T_ASSERT(f != NULL);
+		fputs(kern, f);
+		fclose(f);
+	}
+	saved = read_golden(golden);
+	if (kern)
+		compare("the kernel's answers now", ours, kern);
+	else
+		fprintf(stderr, "SKIP (kernel part): %s; comparing with %s\n", why, golden);
+	compare("the kernel's saved answers", ours, saved);
+	free(ours);
+	free(kern);
+	free(saved);
+	return 0;
+}
