@@ -243,8 +243,8 @@ fill:
  * changes nothing but the cost. NULL with fb->idx 0: take the general path
  * (from the start; nothing was reserved).
  */
-static inline void *trace_event_first(struct evt_trace_event_buffer *fb,
-				      struct event_active *set, uint32_t len)
+static inline void *trace_event_first(struct evt_trace_event_buffer *fb, struct event_active *set,
+				      uint32_t len)
 {
 	struct trace_event_file *file;
 	struct evt_ring_buffer_event *rbe;

@@ -189,9 +189,9 @@ static __attribute__((noinline)) bool rb_occupant_complete(const struct evt_ring
  * The current page is full: move the write state to the next page.
  * Context: a writer, or a signal handler nested in one. Lock-free.
  */
-struct evt_ring_buffer_event *
-rb_reserve_next_page(struct evt_ring_buffer *rb, unsigned int cpu, uint64_t ts, uint64_t pos,
-		     uint64_t now, uint32_t size)
+struct evt_ring_buffer_event *rb_reserve_next_page(struct evt_ring_buffer *rb, unsigned int cpu,
+						   uint64_t ts, uint64_t pos, uint64_t now,
+						   uint32_t size)
 {
 	struct rb_cpu *cb = &rb->cpus[cpu];
 	struct rb_cpu_shm *shm = cb->shm;
