@@ -343,7 +343,9 @@ void event_trace_nest_end(bool nested)
 	wtls.nest--;
 }
 
-void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
+/* The general commit: a filter, triggers, a snapshot buffer, the scratch record, more instances. */
+static __attribute__((noinline)) void *trace_event_commit_slow(struct evt_trace_event_buffer *fb,
+							       void *caller)
 {
 	struct trace_event_file *file = fb->file;
 	struct evt_instance *inst = file->inst;
@@ -378,10 +380,55 @@ void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 		rb_unlock_commit_cpu(rb, fb->rbe, FB_CPU(fb));
 	}
 	if (unlikely(fire))
-		writer_triggers(tl, fire, __builtin_return_address(0));
+		writer_triggers(tl, fire, caller);
 	if (likely(fb->idx >= set->nr))
 		return trace_event_end();
-	return trace_event_next(fb, __builtin_return_address(0));
+	return trace_event_next(fb, caller);
+}
+
+/* evt_trace_event_commit() of the last instance's record, with a filter and no trigger. */
+static __attribute__((noinline)) void *
+trace_event_commit_filtered(struct evt_trace_event_buffer *fb, struct evt_ring_buffer *rb,
+			    struct filter_prog *prog)
+{
+	if (!filter_match(prog, fb->entry, FB_LEN(fb))) {
+		/* Release: the padding is visible before the count that covers it. */
+		rb_discard_commit_cpu(rb, fb->rbe, FB_CPU(fb));
+	} else {
+		/* Release: the record is visible before the count that covers it. */
+		rb_unlock_commit_cpu(rb, fb->rbe, FB_CPU(fb));
+	}
+	return trace_event_end();
+}
+
+void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
+{
+	struct trace_event_file *file = fb->file;
+	struct event_active *set = fb->set;
+	struct evt_instance *inst = file->inst;
+
+	/*
+	 * The common case, in a few registers and no call: a record in the
+	 * buffer, the last instance, no trigger, no snapshot buffer, and no
+	 * filter (or one, run by a tail call). The same loads and the same commit
+	 * as the general path, which reads everything again when one of them is
+	 * there. Acquire loads (trigger_list_rcu, instance_live_rb, rcu_deref):
+	 * pair with the updaters' publish.
+	 */
+	if (likely(fb->rbe != NULL && fb->idx >= set->nr && trigger_list_rcu(file) == NULL)) {
+		struct evt_ring_buffer *rb = instance_live_rb(inst);
+
+		if (likely(ld_relaxed(&inst->snap_bufs[0]) == NULL)) {
+			struct filter_prog *prog = rcu_deref(file->filter);
+
+			if (unlikely(prog != NULL))
+				return trace_event_commit_filtered(fb, rb, prog);
+			/* Release: the record is visible before the count that covers it. */
+			rb_unlock_commit_cpu(rb, fb->rbe, FB_CPU(fb));
+			return trace_event_end();
+		}
+	}
+	return trace_event_commit_slow(fb, __builtin_return_address(0));
 }
 
 /* trace_marker: an ftrace:print record, "ip" then the text (NUL-terminated). */

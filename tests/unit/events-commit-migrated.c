@@ -67,8 +67,9 @@ static int run(const char *filter, int expect_per_cpu)
 		T_ASSERT(evt_instance_event_filter(inst, "evnest", "evnest_outer", filter, NULL,
 						   NULL) >= 0);
 	T_ASSERT_OK(t_pin_to_cpu(0));
+	/* reserved on 0, then the other, then 0...; each committed on the other one */
 	for (int n = 0; n < ROUNDS; n++)
-		trace_evnest_outer(n);	/* reserved on 0 then 1 then 0...; committed on the other */
+		trace_evnest_outer(n);
 	T_ASSERT_OK(t_unpin());
 	evt_instance_event_enable(inst, "evnest", "evnest_outer", false);
 
