@@ -50,7 +50,8 @@ check-stress: deps
 fuzz: deps
 	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL bash tests/check.sh --fuzz
 
-# The examples, then events-demo's trace as a trace.dat file: `evtrace report` prints its head,
+# The examples (events-demo also prints a hist trigger's table), then events-demo's trace as a
+# trace.dat file: `evtrace report` prints its head,
 # `evtrace export` makes the Perfetto/Chrome JSON. (Until `evtrace record` lands, events-demo
 # writes the file itself, with evt_tracedat_write_file(); then: evtrace record -o FILE -- PROG.)
 DEMO_DAT = $(BUILD)/events-demo.dat

@@ -5,8 +5,10 @@
  *
  *   echo 'demo_net:* demo_app:app_req' > set_event
  *   echo 'len > 1000' > events/demo_net/net_rx/filter
+ *   echo 'hist:keys=queue:vals=len:sort=queue' > events/demo_net/net_tx/trigger
  *   ... four threads run ...
  *   cat trace
+ *   cat events/demo_net/net_tx/hist
  *
  * With a FILE argument it then writes the trace as a trace.dat file (what
  * `evtrace record` will write from outside the program), for `evtrace report`,
@@ -37,7 +39,7 @@ static void *worker(void *arg)
 		trace_app_req(id * 100 + i, paths[(id + i) % 3]);
 		/* disk_io: not enabled, costs a byte test */
 		trace_disk_io((unsigned long long)(id * 8192 + i * 8), i & 1);
-		trace_net_tx(id, (unsigned int)(64 * (i + 1)));
+		trace_net_tx(id, (unsigned int)(64 * (i + 1) * (id + 1)));
 	}
 	return NULL;
 }
@@ -79,6 +81,8 @@ int main(int argc, char **argv)
 
 	err |= echo("demo_net:* demo_app:app_req", "set_event");
 	err |= echo("len > 1000", "events/demo_net/net_rx/filter");
+	/* a histogram of the bytes sent per queue (the kernel's hist trigger) */
+	err |= echo("hist:keys=queue:vals=len:sort=queue", "events/demo_net/net_tx/trigger");
 	err |= cat("set_event");
 	err |= cat("events/enable");
 	err |= cat("events/demo_net/net_rx/filter");
@@ -93,6 +97,7 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 
 	err |= cat("trace");
+	err |= cat("events/demo_net/net_tx/hist");
 	err |= cat("error_log");
 	if (argc > 1) {
 		/* after `cat trace`: writing the file consumes the buffer, as trace_pipe_raw does */
@@ -102,6 +107,7 @@ int main(int argc, char **argv)
 		       n < 0 ? evt_strerror((int)n) : "");
 		err |= n < 0;
 	}
+	echo("!hist:keys=queue:vals=len:sort=queue", "events/demo_net/net_tx/trigger");
 	echo("", "set_event");
 	return err;
 }

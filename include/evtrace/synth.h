@@ -13,8 +13,9 @@
  * Field types (the kernel's synth_field_size()): s8 u8 s16 u16 s32 u32 s64
  * u64, char, unsigned char, int, unsigned int, long, unsigned long, bool,
  * pid_t, gfp_t; char[N] (a string, N <= 256), char[] (a string of its own
- * length, __data_loc), and, an evtrace addition, u64[] (a dynamic array;
- * its value points to a struct evt_synth_u64_array).
+ * length, __data_loc), long[] (a stacktrace: an array of addresses ending
+ * at a 0, at most EVT_SYNTH_STACK_MAX), and, an evtrace addition, u64[] (a
+ * dynamic array; its value points to a struct evt_synth_u64_array).
  *
  * Values are passed as uint64_t: integers converted, strings as the address
  * of a NUL-terminated string ((uint64_t)(uintptr_t)"text").
@@ -45,6 +46,7 @@ extern "C" {
 #define EVT_SYNTH_STR_LEN_MAX 256  /* STR_VAR_LEN_MAX: a char[N] slot */
 #define EVT_SYNTH_DYN_STR_MAX 1024 /* a char[] value is cut here (NUL included) */
 #define EVT_SYNTH_ARRAY_MAX   128  /* elements of a u64[] value */
+#define EVT_SYNTH_STACK_MAX   16   /* entries of a long[] value (HIST_STACKTRACE_DEPTH) */
 
 /* One field: .type = "u64", .name = "ts_ns" (the kernel's struct synth_field_desc). */
 struct evt_synth_field_desc {
@@ -173,7 +175,7 @@ int evt_synth_event_trace_array(struct evt_event_file *file, const uint64_t *val
 /**
  * evt_synth_event_trace_start() - reserve a record to fill field by field.
  * Whatever it returns, call evt_synth_event_trace_end() after.
- * Return: 0, -EINVAL, -EOPNOTSUPP (the event has a char[] or u64[] field),
+ * Return: 0, -EINVAL, -EOPNOTSUPP (the event has a char[], long[] or u64[] field),
  * -ENOSPC (no room).
  */
 int evt_synth_event_trace_start(struct evt_event_file *file,

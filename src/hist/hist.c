@@ -181,11 +181,13 @@ struct hist_data {
 	struct trace_event_file *file;
 	struct hist_data *next_var; /* the histograms with variables (event_mutex) */
 	unsigned int ref_users;	    /* registered histograms referencing ours (event_mutex) */
+	bool owners_held;	    /* a reference on each vrefs[].owner is ours */
 };
 
 struct hist_trigger {
 	struct hist_data *hd;
-	uint8_t paused; /* relaxed atomic */
+	uint8_t paused;	 /* relaxed atomic */
+	bool registered; /* event_mutex: between reg and unreg */
 };
 
 static struct hist_data *named_list; /* event_mutex */
@@ -694,10 +696,15 @@ static void action_free(struct hist_action *a)
 	free(a);
 }
 
+static void hist_data_put(struct hist_data *hd);
+
 static void hist_data_free(struct hist_data *hd)
 {
 	if (!hd)
 		return;
+	for (unsigned int i = 0; hd->owners_held && i < hd->n_refs; i++)
+		if (hd->vrefs[i].owner)
+			hist_data_put(hd->vrefs[i].owner);
 	tmap_destroy(hd->map);
 	for (unsigned int i = 0; i < TMAP_VALS_MAX; i++)
 		field_free(&hd->vals[i]);
@@ -1905,15 +1912,30 @@ static int hist_parse(struct trigger_data *td, char *param)
 	return 0;
 }
 
+/* Drop a reference on @hd; the last one frees it. */
+static void hist_data_put(struct hist_data *hd)
+{
+	/* Acq_rel: the last one to let go frees what every user wrote (counters only). */
+	if (__atomic_sub_fetch(&hd->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		hist_data_free(hd);
+}
+
+static void hist_unreg(struct trigger_data *td);
+
 static void hist_free(struct trigger_data *td)
 {
 	struct hist_trigger *ht = td->priv;
 
 	if (!ht)
 		return;
-	/* Acq_rel: the last one to let go frees what every user wrote (counters only). */
-	if (__atomic_sub_fetch(&ht->hd->refs, 1, __ATOMIC_ACQ_REL) == 0)
-		hist_data_free(ht->hd);
+	if (ht->registered) {
+		/* freed with its instance (evt_instance_destroy), never unregistered:
+		 * leave the named and variable lists now (no lock is held here) */
+		event_lock();
+		hist_unreg(td);
+		event_unlock();
+	}
+	hist_data_put(ht->hd);
 	free(ht);
 	td->priv = NULL;
 }
@@ -2049,6 +2071,7 @@ static int hist_reg(struct trigger_data *td)
 		named->users++;
 		ht->paused = hd->pause;
 		ht->hd = named;
+		ht->registered = true;
 		hist_data_free(hd);
 		return 0;
 	}
@@ -2065,16 +2088,26 @@ static int hist_reg(struct trigger_data *td)
 		hd->next_var = vars_list;
 		vars_list = hd;
 	}
-	for (unsigned int i = 0; i < hd->n_refs; i++)
-		if (hd->vrefs[i].owner)
-			hd->vrefs[i].owner->ref_users++;
+	for (unsigned int i = 0; i < hd->n_refs; i++) {
+		if (!hd->vrefs[i].owner)
+			continue;
+		hd->vrefs[i].owner->ref_users++;
+		/* relaxed: event_mutex is held and the owner is registered: it cannot go */
+		add_relaxed(&hd->vrefs[i].owner->refs, 1);
+	}
+	hd->owners_held = true;
+	ht->registered = true;
 	return 0;
 }
 
 static void hist_unreg(struct trigger_data *td)
 {
-	struct hist_data *hd = ((struct hist_trigger *)td->priv)->hd;
+	struct hist_trigger *ht = td->priv;
+	struct hist_data *hd = ht->hd;
 
+	if (!ht->registered)
+		return;
+	ht->registered = false;
 	if (--hd->users)
 		return;
 	for (unsigned int i = 0; i < hd->n_refs; i++)

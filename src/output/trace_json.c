@@ -7,7 +7,7 @@
  *   {"traceEvents":[
  *   {"ph":"M","name":"process_name","pid":P,"tid":P,"ts":T,"args":{"name":"comm"}},
  *   {"ph":"M","name":"thread_name","pid":P,"tid":T,"ts":T,"args":{"name":"comm"}},
- *   {"ph":"i","s":"t","name":"sched_switch","cat":"sched","ts":5098.270171000,
+ *   {"ph":"i","s":"t","name":"sched_switch","cat":"sched","ts":5098270171.000,
  *    "pid":P,"tid":T,"args":{"prev_comm":"man",...}},
  *   ...
  *   ],
@@ -430,7 +430,7 @@ struct tj_state {
 	const struct tjson_opts *o;
 	struct tjw *w;
 	struct tj_set tids, pids;
-	bool tgid;	/* the current record's event has common_tgid */
+	bool tgid; /* the current record's event has common_tgid */
 	/* --durations, per event ID: 0 not looked up, 1 none, else
 	 * stem length << 9 | stem at the end << 8 | 'B' or 'E' */
 	uint32_t *pair;
@@ -671,8 +671,8 @@ static int tj_record(struct tj_state *s, const struct evt_tracedat_record *rec)
 
 	if (rec->missed) {
 		tj_begin_event(s);
-		tjw_str(w,
-			"\"ph\":\"i\",\"s\":\"g\",\"name\":\"events dropped\",\"cat\":\"evtrace\",");
+		tjw_str(w, "\"ph\":\"i\",\"s\":\"g\",\"name\":\"events dropped\",");
+		tjw_str(w, "\"cat\":\"evtrace\",");
 		tjw_ts(w, rec->ts);
 		tjw_printf(w, ",\"args\":{\"cpu\":%d,\"count\":", rec->cpu);
 		if (rec->missed == ~0ULL)
@@ -751,7 +751,7 @@ int tjson_export(struct evt_tracedat *td, const struct tjson_opts *o, struct tjs
 	struct tjw *w = malloc(sizeof(*w));
 	struct evt_tracedat_record rec;
 	struct tj_state s = { .td = td, .o = o ? o : &defaults, .w = w, .first = true };
-	unsigned long long records = 0, dropped = 0, lost_unknown = 0;
+	unsigned long long records = 0, skipped = 0, dropped = 0, lost_unknown = 0;
 	const char *clock;
 	int ret = 0, rd;
 
@@ -762,6 +762,10 @@ int tjson_export(struct evt_tracedat *td, const struct tjson_opts *o, struct tjs
 	w->len = 0;
 	tjw_str(w, "{\"traceEvents\":[");
 	while ((rd = evt_tracedat_next(td, &rec)) == 1) {
+		if (s.o->want && !s.o->want(s.o->want_ctx, &rec)) {
+			skipped++;
+			continue;
+		}
 		records++;
 		if (rec.missed == ~0ULL)
 			lost_unknown++;
@@ -772,9 +776,8 @@ int tjson_export(struct evt_tracedat *td, const struct tjson_opts *o, struct tjs
 			goto out;
 	}
 	clock = evt_tracedat_clock(td);
-	tjw_str(w,
-		"\n],\n\"displayTimeUnit\":\"ns\",\n\"metadata\":{\"generator\":\"evtrace " EVTRACE_VERSION
-		"\"");
+	tjw_str(w, "\n],\n\"displayTimeUnit\":\"ns\",\n");
+	tjw_str(w, "\"metadata\":{\"generator\":\"evtrace " EVTRACE_VERSION "\"");
 	if (s.o->source) {
 		tjw_str(w, ",\"source\":");
 		tjw_cstr(w, s.o->source);
@@ -786,6 +789,8 @@ int tjson_export(struct evt_tracedat *td, const struct tjson_opts *o, struct tjs
 		   !strcmp(clock, "counter") || !strcmp(clock, "x86-tsc") ? "clock counts" : "ns");
 	tjw_printf(w, ",\"cpus\":%d,\"page_size\":%u,\"records\":%llu,\"dropped_events\":%llu",
 		   evt_tracedat_nr_cpus(td), evt_tracedat_page_size(td), records, dropped);
+	if (skipped)
+		tjw_printf(w, ",\"skipped\":%llu", skipped);
 	if (lost_unknown)
 		tjw_printf(w, ",\"drops_of_unknown_count\":%llu", lost_unknown);
 	if (rd < 0) {

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 struct evt_tracedat;
+struct evt_tracedat_record;
 
 /*
  * Where the JSON goes: @write takes @len bytes and returns 0 or a negative
@@ -30,10 +31,13 @@ struct tjson_sink {
 struct tjson_opts {
 	const char *source; /* the input's name for metadata.source (NULL: none) */
 	bool durations;	    /* map X_begin/X_end, X_enter/X_exit, sys_enter_X/sys_exit_X to B/E */
+	/* which records to write (NULL: all); the others are counted in metadata.skipped */
+	bool (*want)(void *ctx, const struct evt_tracedat_record *rec);
+	void *want_ctx;
 };
 
 struct tjson_stats {
-	unsigned long long records; /* records read from the file */
+	unsigned long long records; /* records written (read and wanted) */
 	unsigned long long events;  /* trace events written (metadata events included) */
 	unsigned long long dropped; /* events the pages say were lost (known counts) */
 };

@@ -1279,6 +1279,26 @@ int evt_tracedat_print(const struct evt_tracedat *td, const struct evt_tracedat_
 			type = t;
 		}
 		evt_seq_printf(s, "Unknown type %u\n", type);
+	} else if (!strcmp(rec->event->system, "ftrace") &&
+		   !strcmp(rec->event->name, "kernel_stack")) {
+		/* as the kernel's trace_stack_print(): `size` callers, up to ULONG_MAX (the
+		 * format's caller[8] is not the record's length); addresses only, the
+		 * file has no symbols of the program that recorded them */
+		const struct evt_field *f = find_field(rec->event, "caller");
+		long long nr = rec_int(rec, "size");
+
+		evt_seq_puts(s, "<stack trace>\n");
+		for (long long i = 0; f && f->elem_size == 8 && i < nr; i++) {
+			size_t off = f->offset + (size_t)i * 8;
+			uint64_t ip;
+
+			if (off + 8 > rec->size)
+				break;
+			memcpy(&ip, (const unsigned char *)rec->data + off, 8);
+			if (ip == UINT64_MAX)
+				break;
+			evt_seq_printf(s, " => 0x%llx\n", (unsigned long long)ip);
+		}
 	} else if (!strcmp(rec->event->system, "ftrace") && !strcmp(rec->event->name, "print")) {
 		const struct evt_field *f = find_field(rec->event, "buf");
 		const char *text = f && f->offset < rec->size ?

@@ -72,19 +72,28 @@ static struct rb_cpu *rb_page_owner(struct evt_ring_buffer *rb, const struct rb_
 }
 #endif
 
+static bool rb_cpu_owns(struct evt_ring_buffer *rb, int cpu, const void *ev)
+{
+	unsigned char *data;
+	uint32_t order;
+
+	rb_cpu_layout(&rb->cpus[cpu], &data, &order);
+	return (const unsigned char *)ev >= data &&
+	       (const unsigned char *)ev < data + ((size_t)rb->page_size << order);
+}
+
 bool rb_owns_event(struct evt_ring_buffer *rb, const void *ev)
 {
-	/* A CPU buffer's region cannot move under an uncommitted event (resize
-	 * quiesces writers first), so its layout is stable for this test. */
-	for (int i = 0; i < rb->nr_cpus; i++) {
-		unsigned char *data;
-		uint32_t order;
+	int cpu = evt_cpu_current();
 
-		rb_cpu_layout(&rb->cpus[i], &data, &order);
-		if ((const unsigned char *)ev >= data &&
-		    (const unsigned char *)ev < data + ((size_t)rb->page_size << order))
+	/* A CPU buffer's region cannot move under an uncommitted event (resize
+	 * quiesces writers first), so its layout is stable for this test. The
+	 * writer's CPU first: it reserved there unless it migrated since. */
+	if (cpu >= 0 && cpu < rb->nr_cpus && rb_cpu_owns(rb, cpu, ev))
+		return true;
+	for (int i = 0; i < rb->nr_cpus; i++)
+		if (i != cpu && rb_cpu_owns(rb, i, ev))
 			return true;
-	}
 	return false;
 }
 

@@ -12,6 +12,7 @@
  * writer that found it through an instance's active set is done with it.
  */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -151,6 +152,12 @@ static bool type_is_string(const char *type)
 	return strstr(type, "char[") != NULL;
 }
 
+/* long[] (or long[N]): a stacktrace, as the kernel's synth_field_is_stack(). */
+static bool type_is_stack(const char *type)
+{
+	return strstr(type, "long[") != NULL;
+}
+
 /* u64[]: the dynamic array of this library (the kernel has long[] stacks only). */
 static bool type_is_u64_array(const char *type)
 {
@@ -233,7 +240,7 @@ static const char *synth_field_fmt(const char *type)
 			return synth_types[i].fmt;
 	if (type_is_string(type))
 		return "%.*s";
-	if (type_is_u64_array(type))
+	if (type_is_stack(type) || type_is_u64_array(type))
 		return "%s";
 	return "%llu";
 }
@@ -327,6 +334,9 @@ static int parse_field(const struct synth_cmd *c, int argc, char **argv, int *co
 	if (size == 0) {
 		if (type_is_string(f->type)) {
 			f->is_dynamic = true;
+		} else if (type_is_stack(f->type)) {
+			f->is_dynamic = true;
+			f->is_stack = true;
 		} else if (type_is_u64_array(f->type)) {
 			f->is_dynamic = true;
 			f->is_array = true;
@@ -338,7 +348,8 @@ static int parse_field(const struct synth_cmd *c, int argc, char **argv, int *co
 	}
 	f->size = (unsigned int)size;
 	f->is_string = type_is_string(f->type);
-	f->is_signed = synth_field_signed(f->is_dynamic && f->is_string ? "__data_loc" : f->type);
+	/* the kernel tests the type after "__data_loc " is put before a dynamic one's */
+	f->is_signed = synth_field_signed(f->is_dynamic && !f->is_array ? "__data_loc" : f->type);
 	return 0;
 }
 
@@ -390,6 +401,8 @@ static char *synth_print_fmt(const struct synth_event *se)
 
 		if (f->is_string && f->is_dynamic)
 			ADD(", __get_str(%s)", f->name);
+		else if (f->is_stack)
+			ADD(", __get_stacktrace(%s)", f->name);
 		else if (f->is_array)
 			ADD(", __print_array(__get_dynamic_array(%s), "
 			    "__get_dynamic_array_len(%s) / 8, 8)",
@@ -419,37 +432,34 @@ static int synth_event_setup(struct synth_event *se)
 	for (unsigned int i = 0; i < se->n_fields; i++) {
 		struct synth_field *f = &se->fields[i];
 		struct evt_field *e = &se->efields[i];
-		const char *type;
+		char *type;
+		int n;
 
 		f->offset = off;
 		e->name = f->name;
 		e->offset = (uint16_t)off;
 		e->is_signed = f->is_signed;
-		if (f->is_string && f->is_dynamic) {
-			type = "__data_loc char[]";
-			e->kind = EVT_FIELD_DYN_STRING;
+		if (f->is_dynamic) {
+			/* the kernel's type of a dynamic field: "__data_loc char[]" */
+			n = asprintf(&type, "__data_loc %s", f->type);
+			e->kind = f->is_string ? EVT_FIELD_DYN_STRING : EVT_FIELD_DYN_ARRAY;
 			e->size = 8;
-			e->elem_size = 1;
-		} else if (f->is_array) {
-			type = "__data_loc u64[]";
-			e->kind = EVT_FIELD_DYN_ARRAY;
-			e->size = 8;
-			e->elem_size = 8;
+			e->elem_size = f->is_string ? 1 : 8;
 		} else if (f->is_string) {
 			/* The kernel defines it without a length: `format` shows "char name[]". */
-			type = "char[]";
+			n = asprintf(&type, "%.*s[]", (int)strcspn(f->type, "["), f->type);
 			e->kind = EVT_FIELD_STRING;
 			e->size = (uint16_t)f->size;
 			e->elem_size = 1;
 		} else {
-			type = f->type;
+			n = asprintf(&type, "%s", f->type);
 			e->kind = EVT_FIELD_INT;
 			e->size = (uint16_t)f->size;
 			e->elem_size = (uint16_t)f->size;
 		}
-		e->type = strdup(type);
-		if (!e->type)
+		if (n < 0)
 			return -ENOMEM;
+		e->type = type;
 		off += f->is_string && !f->is_dynamic ? SYNTH_STR_LEN_MAX : 8;
 		if (f->is_dynamic)
 			se->n_dynamic++;
@@ -849,7 +859,10 @@ int dynevent_run_command(const char *line)
 	return ret;
 }
 
-/* The kernel's WRITE_BUFSIZE: a line is at most 4094 bytes. */
+/*
+ * The kernel's WRITE_BUFSIZE: it reads a write 4095 bytes at a time, so a line is at most
+ * 4094 bytes and its newline, or 4095 bytes at the very end of the write.
+ */
 #define SYNTH_WRITE_BUFSIZE 4096
 
 long synth_parse_run(const char *buf, size_t len, int (*fn)(const char *line))
@@ -872,7 +885,7 @@ long synth_parse_run(const char *buf, size_t len, int (*fn)(const char *line))
 			n = (size_t)(nl - start);
 			done += n + 1;
 		} else {
-			if (avail >= SYNTH_WRITE_BUFSIZE - 1) {
+			if (avail > SYNTH_WRITE_BUFSIZE - 1) {
 				free(line);
 				return -EINVAL; /* "Line length is too long" */
 			}
@@ -945,6 +958,23 @@ long synth_show(bool dyn, char **textp)
 
 static const char synth_fault[] = "(fault)";
 
+/*
+ * Bytes a stacktrace takes: its entries up to the first 0 or SYNTH_STACK_MAX, and the 0 if
+ * it fits (the kernel's trace_stack()).
+ */
+static size_t synth_stack_len(const unsigned long *stack)
+{
+	size_t n = 0;
+
+	if (!stack)
+		return 0;
+	while (n < SYNTH_STACK_MAX && stack[n])
+		n++;
+	if (n < SYNTH_STACK_MAX)
+		n++;
+	return n * sizeof(long);
+}
+
 /* Bytes of dynamic data the values need. */
 size_t synth_dyn_size(const struct synth_event *se, const uint64_t *vals)
 {
@@ -955,7 +985,9 @@ size_t synth_dyn_size(const struct synth_event *se, const uint64_t *vals)
 
 		if (!f->is_dynamic)
 			continue;
-		if (f->is_array) {
+		if (f->is_stack) {
+			total += synth_stack_len((const unsigned long *)(uintptr_t)vals[i]);
+		} else if (f->is_array) {
 			const struct evt_synth_u64_array *a =
 				(const struct evt_synth_u64_array *)(uintptr_t)vals[i];
 			unsigned int nr = a && a->vals ? a->nr : 0;
@@ -1033,7 +1065,15 @@ void synth_fill(const struct synth_event *se, char *rec, const uint64_t *vals)
 			continue;
 		}
 		memset(slot, 0, 8);
-		if (f->is_array) {
+		if (f->is_stack) {
+			const unsigned long *stack = (const unsigned long *)(uintptr_t)vals[i];
+			size_t bytes = synth_stack_len(stack);
+
+			if (bytes)
+				memcpy(rec + dyn, stack, bytes);
+			put_loc(slot, dyn, bytes);
+			dyn += bytes;
+		} else if (f->is_array) {
 			const struct evt_synth_u64_array *a =
 				(const struct evt_synth_u64_array *)(uintptr_t)vals[i];
 			unsigned int nr = a && a->vals ? a->nr : 0;
@@ -1108,6 +1148,24 @@ static uint64_t rec_uint(const unsigned char *rec, size_t len, size_t off, unsig
 	}
 }
 
+/* "=> sym+0xoff\n" (the kernel's %pS), or the address when there is no symbol. */
+static void print_sym(struct evt_seq *s, uint64_t addr)
+{
+	Dl_info info;
+
+	if (dladdr((void *)(uintptr_t)addr, &info) && info.dli_sname) {
+		uint64_t off = addr - (uint64_t)(uintptr_t)info.dli_saddr;
+
+		if (off)
+			evt_seq_printf(s, "=> %s+0x%llx\n", info.dli_sname,
+				       (unsigned long long)off);
+		else
+			evt_seq_printf(s, "=> %s\n", info.dli_sname);
+	} else {
+		evt_seq_printf(s, "=> 0x%llx\n", (unsigned long long)addr);
+	}
+}
+
 static int synth_print_record(const struct evt_event *ev, const void *recp, size_t len,
 			      struct evt_seq *s)
 {
@@ -1137,6 +1195,23 @@ static int synth_print_record(const struct evt_event *ev, const void *recp, size
 			evt_seq_printf(s, "%s=%.*s%s", f->name,
 				       (int)strnlen((const char *)rec + off, max),
 				       (const char *)rec + off, space);
+		} else if (f->kind == EVT_FIELD_DYN_ARRAY && type_is_stack(f->type)) {
+			uint32_t loc = (uint32_t)rec_uint(rec, len, f->offset, 4);
+			size_t off = evt_data_loc_offset(loc), bytes = evt_data_loc_len(loc);
+
+			if (off > len)
+				off = bytes = 0;
+			if (bytes > len - off)
+				bytes = len - off;
+			/* the kernel's: "name=STACK:\n" and "=> %pS\n" per entry, up to a 0 */
+			evt_seq_printf(s, "%s=STACK:\n", f->name);
+			for (size_t j = 0; j + sizeof(long) <= bytes; j += sizeof(long)) {
+				uint64_t addr = rec_uint(rec, len, off + j, sizeof(long));
+
+				if (!addr)
+					break;
+				print_sym(s, addr);
+			}
 		} else if (f->kind == EVT_FIELD_DYN_ARRAY) {
 			uint32_t loc = (uint32_t)rec_uint(rec, len, f->offset, 4);
 			size_t off = evt_data_loc_offset(loc), bytes = evt_data_loc_len(loc);

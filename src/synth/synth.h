@@ -39,6 +39,7 @@
 #define SYNTH_STR_LEN_MAX EVT_SYNTH_STR_LEN_MAX /* slot of a char[N] field */
 #define SYNTH_DYN_STR_MAX EVT_SYNTH_DYN_STR_MAX /* a char[] value, NUL included */
 #define SYNTH_ARRAY_MAX	  EVT_SYNTH_ARRAY_MAX	/* elements of a u64[] value */
+#define SYNTH_STACK_MAX	  EVT_SYNTH_STACK_MAX	/* entries of a long[] stacktrace */
 
 struct synth_field {
 	char *type; /* as the user wrote it: "u64", "unsigned int", "char[16]",
@@ -50,6 +51,8 @@ struct synth_field {
 	bool is_string;	 /* char[N] or char[]: the value is a char * */
 	bool is_dynamic; /* char[] or u64[]: __data_loc */
 	bool is_array;	 /* u64[]: the value is a struct evt_synth_u64_array * */
+	bool is_stack;	 /* long[]: the value is an unsigned long * ending at a 0 or
+			  * after SYNTH_STACK_MAX entries (a stacktrace) */
 };
 
 struct synth_event {
@@ -86,7 +89,8 @@ void synth_event_put(struct synth_event *se);
  * records it (enabled, or soft mode for its triggers), with @n values, one
  * per field in order: integers as they are, strings (char[N], char[]) as
  * (uint64_t)(uintptr_t) of a NUL-terminated string (NULL records "(fault)"),
- * u64[] as a pointer to a struct evt_synth_u64_array.
+ * u64[] as a pointer to a struct evt_synth_u64_array, long[] as an unsigned long *
+ * (a stacktrace: up to the first 0, at most SYNTH_STACK_MAX entries).
  *
  * Called from inside another event's write (a trigger's fire()), the record
  * takes that write's context flags (the kernel's ring_buffer_nest_start()).

@@ -1027,10 +1027,32 @@ static const struct tb_event *marker_event(void)
 	return TB.marker_event ? TB.marker_event() : NULL;
 }
 
+/* events/ftrace/kernel_stack/: the stacktrace trigger's records; the kernel shows its format only */
+#define KERNEL_STACK_ID 4 /* the kernel's TRACE_STACK */
+static const struct tfs_ops *const stack_children[] = { &format_ops, NULL };
+static const struct tfs_ops stack_dir_ops = {
+	.name = "kernel_stack", .mode = TFS_MODE_DIR, .children = stack_children,
+};
+
+static const struct tb_event *stack_event(void)
+{
+	const struct tb_event *ev = TB.event_by_id ? tb_event_by_id(KERNEL_STACK_ID) : NULL;
+
+	if (!ev || strcmp(tb_event_system(ev), "ftrace") || strcmp(tb_event_name(ev), "kernel_stack"))
+		return NULL;
+	return ev;
+}
+
 static int ftrace_lookup(const struct tfs_node *dir, const char *name, struct tfs_node *child)
 {
-	const struct tb_event *ev = marker_event();
+	const struct tb_event *ev = marker_event(), *st = stack_event();
 
+	if (st && !strcmp(name, tb_event_name(st))) {
+		*child = *dir;
+		child->ops = &stack_dir_ops;
+		child->event_id = (int)tb_event_id(st);
+		return 0;
+	}
 	if (!ev || strcmp(name, tb_event_name(ev)))
 		return -ENOENT;
 	*child = *dir;
@@ -1041,10 +1063,13 @@ static int ftrace_lookup(const struct tfs_node *dir, const char *name, struct tf
 
 static int ftrace_readdir(const struct tfs_node *dir, tfs_fill_t fill, void *arg)
 {
-	const struct tb_event *ev = marker_event();
+	const struct tb_event *ev = marker_event(), *st = stack_event();
+	int ret = 0;
 
 	(void)dir;
-	return ev ? fill(arg, tb_event_name(ev), TFS_MODE_DIR) : 0;
+	if (st)
+		ret = fill(arg, tb_event_name(st), TFS_MODE_DIR);
+	return !ret && ev ? fill(arg, tb_event_name(ev), TFS_MODE_DIR) : ret;
 }
 
 static const struct tfs_ops ftrace_dir_ops = {

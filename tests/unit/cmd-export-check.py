@@ -10,6 +10,10 @@ with at most three decimals, i.e. whole nanoseconds.
   durations JSON NREQ     --durations: ex_req_begin/end as B/E "ex_req"
   corrupt JSON TOTAL      a corrupt page: valid JSON, metadata.error, fewer records
   kernel JSON NRECORDS    tests/data/tracedat/kernel-sched.dat
+  openat JSON NRECORDS DURATIONS  tests/data/tracedat/kernel-openat.dat (DURATIONS 0 or 1)
+  select JSON TOTAL COUNT NAMES [FIELD=VALUE]   -e/-F: COUNT records, all of NAMES
+      (comma list), each with args FIELD == VALUE when given; metadata.skipped = TOTAL - COUNT
+  lost JSON WRITTEN       an overwritten buffer: records + dropped counts = WRITTEN
 """
 import collections
 import decimal
@@ -212,6 +216,71 @@ def mode_kernel(d, nrec):
                            "target_cpu": 0}, "sched_wakeup %r" % wake["args"])
 
 
+def mode_lost(d, written):
+    check_common(d)
+    md = d["metadata"]
+    drops = [e for e in d["traceEvents"] if e.get("cat") == "evtrace"]
+    check(len(drops) > 0, "no events dropped event")
+    for e in drops:
+        check(e["ph"] == "i" and e["s"] == "g" and e["name"] == "events dropped", "drop %r" % e)
+        check(e["args"]["cpu"] == 0 and isinstance(e["args"]["count"], int), "drop args %r" % e)
+    total = sum(e["args"]["count"] for e in drops)
+    check(md["dropped_events"] == total, "dropped_events %s != %d" % (md["dropped_events"], total))
+    check(md["records"] == len(records(d)), "records")
+    check(md["records"] + total == written, "%s records + %d dropped != %d written" %
+          (md["records"], total, written))
+    # each drop comes just before a record of its CPU, at that record's time
+    evs = d["traceEvents"]
+    for i, e in enumerate(evs):
+        if e.get("cat") == "evtrace":
+            nxt = [x for x in evs[i + 1:] if x["ph"] != "M"][0]
+            check(nxt.get("cat") != "evtrace" and nxt["ts"] == e["ts"], "drop then %r" % nxt)
+
+
+def mode_openat(d, nrec, durations):
+    names = check_common(d, late_names=True)
+    ev = [e for e in d["traceEvents"] if e["ph"] != "M"]
+    check(d["metadata"]["records"] == nrec and len(ev) == nrec, "records")
+    kinds = collections.Counter((e["ph"], e["cat"], e["name"]) for e in ev)
+    enter = ("B", "syscalls", "openat") if durations else ("i", "syscalls", "sys_enter_openat")
+    exit_ = ("E", "syscalls", "openat") if durations else ("i", "syscalls", "sys_exit_openat")
+    check(set(kinds) == {enter, exit_, ("i", "sched", "sched_process_exec"),
+                         ("i", "sched", "sched_process_exit")}, "kinds %r" % kinds)
+    # the first sys_enter_openat of the shell came before sys_exit_openat was enabled
+    check(kinds[enter] == kinds[exit_] + 1, "enter/exit %r" % kinds)
+    for e in ev:
+        a = e["args"]
+        check(e["pid"] == e["tid"], "kernel files: pid = tid")
+        if e["name"] in ("openat", "sys_enter_openat") and e["ph"] != "E":
+            check(a["__syscall_nr"] == 257 and isinstance(a["filename"], str) and
+                  a["filename"].startswith("0x") and int(a["filename"], 16) > 0 and
+                  set(a) == {"__syscall_nr", "dfd", "filename", "flags", "mode"},
+                  "openat enter %r" % a)
+        elif e["name"] in ("openat", "sys_exit_openat"):
+            check(set(a) == {"__syscall_nr", "ret"} and (a["ret"] >= 0 or a["ret"] == -2),
+                  "openat exit %r" % a)
+        elif e["name"] == "sched_process_exec":
+            check(a["filename"] in ("/usr/bin/cat", "/usr/bin/ls") and a["pid"] == e["tid"],
+                  "exec %r" % a)
+            check(names.get(e["tid"]) == a["filename"].rsplit("/", 1)[1], "exec'd thread name")
+        else:
+            check(a["comm"] == names.get(e["tid"]) and a["pid"] == e["tid"], "exit %r" % a)
+
+
+def mode_select(d, total, count, names, field=None):
+    check_common(d)
+    recs = records(d)
+    md = d["metadata"]
+    check(len(recs) == count and md["records"] == count, "%d records, want %d" %
+          (len(recs), count))
+    check(md.get("skipped", 0) == total - count, "skipped %r, want %d" %
+          (md.get("skipped"), total - count))
+    check(all(e["name"] in names.split(",") for e in recs), "names")
+    if field:
+        k, v = field.split("=")
+        check(all(e["args"].get(k) == int(v) for e in recs), "%s" % field)
+
+
 def main():
     mode, path = sys.argv[1], sys.argv[2]
     d = load(path)
@@ -224,6 +293,12 @@ def main():
         mode_corrupt(d, int(a[0]))
     elif mode == "kernel":
         mode_kernel(d, int(a[0]))
+    elif mode == "openat":
+        mode_openat(d, int(a[0]), int(a[1]))
+    elif mode == "select":
+        mode_select(d, int(a[0]), int(a[1]), a[2], a[3] if len(a) > 3 else None)
+    elif mode == "lost":
+        mode_lost(d, int(a[0]))
     else:
         fail("mode %s" % mode)
     print("ok", mode)

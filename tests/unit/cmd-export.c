@@ -7,7 +7,8 @@
  * thread names from the saved cmdlines, strings with quotes, backslashes,
  * control characters and invalid UTF-8 escaped or replaced as python's
  * decoder replaces them; --durations makes B/E events of a begin/end pair;
- * -o writes the same bytes as stdout; a kernel-made file; a truncated file
+ * -o writes the same bytes as stdout; two kernel-made files (sched_switch and
+ * sched_wakeup; openat enter/exit, exec, exit, with and without --durations); a truncated file
  * (nothing written, the offset on stderr, exit 1); a corrupt page (valid JSON
  * up to it, metadata.error, exit 1); a write error (exit 1); usage errors (2).
  * The checks on the JSON are tests/unit/cmd-export-check.py. SKIP without python3.
@@ -114,6 +115,22 @@ static int count_records(const char *path, long long *last_off)
 	return n;
 }
 
+/* The ID the file @path gives event @name. */
+static unsigned int file_event_id(const char *path, const char *name)
+{
+	struct evt_tracedat *td;
+	unsigned int id = ~0U;
+	char err[256];
+
+	T_ASSERT_OK(evt_tracedat_open(path, &td, err, sizeof(err)));
+	for (int i = 0; i < evt_tracedat_nr_events(td); i++)
+		if (!strcmp(evt_tracedat_event(td, i)->name, name))
+			id = evt_tracedat_event(td, i)->id;
+	evt_tracedat_close(td);
+	T_ASSERT(id != ~0U);
+	return id;
+}
+
 int main(void)
 {
 	char *path, *check, *kfile, exp[256], js[256], js2[256], cut[256], errf[256];
@@ -169,15 +186,56 @@ int main(void)
 	/* stdout: the same bytes; --format=perfetto is the default */
 	T_ASSERT_EQ(sh("%s export --format=perfetto %s > %s", EVT_TOOL, path, js2), 0);
 	T_ASSERT_EQ(sh("cmp -s %s %s", js, js2), 0);
+	/* "-": standard input, a pipe (the same JSON but metadata.source) */
+	T_ASSERT_EQ(sh("cat %s | %s export - > %s", path, EVT_TOOL, js2), 0);
+	T_ASSERT_EQ(sh("python3 %s app %s %s %d %d %s %s %s %d", check, js2, exp, TD_THREADS,
+		       TD_PER_THREAD, whex, rhex, chex, NREQ), 0);
 	/* --durations */
 	T_ASSERT_EQ(sh("%s export --durations -o %s %s", EVT_TOOL, js2, path), 0);
 	T_ASSERT_EQ(sh("python3 %s durations %s %d", check, js2, NREQ), 0);
+
+	/* the selection of evtrace report: -e, -c with -e, -F; a filter no event takes */
+	{
+		unsigned int big = file_event_id(path, "td_big");
+		int nbig = 0, nbig0 = 0;
+
+		for (int i = 0; i < n; i++) {
+			struct evt_trace_entry ent;
+
+			memcpy(&ent, recs[i].data, sizeof(ent));
+			if (ent.common_type == big) {
+				nbig++;
+				nbig0 += recs[i].cpu == 0;
+			}
+		}
+		T_ASSERT_EQ(sh("%s export -e 'tdnet:*' -o %s %s", EVT_TOOL, js2, path), 0);
+		T_ASSERT_EQ(sh("python3 %s select %s %d %d td_big", check, js2, n, nbig), 0);
+		T_ASSERT_EQ(sh("%s export -e td_big -c 0 -o %s %s", EVT_TOOL, js2, path), 0);
+		T_ASSERT_EQ(sh("python3 %s select %s %d %d td_big", check, js2, n, nbig0), 0);
+		T_ASSERT_EQ(sh("%s export -F 'worker == 1' -o %s %s", EVT_TOOL, js2, path), 0);
+		T_ASSERT_EQ(sh("python3 %s select %s %d %d td_ints,td_strings,td_arrays,td_big "
+			       "worker=1",
+			       check, js2, n, TD_PER_THREAD),
+			    0);
+		T_ASSERT_EQ(sh("%s export -F 'nosuch == 1' %s >/dev/null 2>&1", EVT_TOOL, path), 2);
+	}
 
 	/* a kernel-made file (sched_switch/sched_wakeup, trace-cmd extract) */
 	nk = count_records(kfile, NULL);
 	T_ASSERT(nk > 0);
 	T_ASSERT_EQ(sh("%s export -o %s %s", EVT_TOOL, js2, kfile), 0);
 	T_ASSERT_EQ(sh("python3 %s kernel %s %d", check, js2, nk), 0);
+
+	/* a kernel file with syscalls (a pointer field, an enter before its exit was enabled),
+	 * exec (a __data_loc filename) and exit: instant events, then --durations */
+	free(kfile);
+	kfile = src_path("../data/tracedat/kernel-openat.dat");
+	nk = count_records(kfile, NULL);
+	T_ASSERT(nk > 0);
+	T_ASSERT_EQ(sh("%s export -o %s %s", EVT_TOOL, js2, kfile), 0);
+	T_ASSERT_EQ(sh("python3 %s openat %s %d 0", check, js2, nk), 0);
+	T_ASSERT_EQ(sh("%s export --durations -o %s %s", EVT_TOOL, js2, kfile), 0);
+	T_ASSERT_EQ(sh("python3 %s openat %s %d 1", check, js2, nk), 0);
 
 	/* truncated: the open fails, nothing is written, the offset is named, exit 1 */
 	unlink(js2);

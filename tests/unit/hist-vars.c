@@ -110,5 +110,27 @@ int main(void)
 	T_ASSERT_STR(cat(WAKING "trigger"), NONE);
 	T_ASSERT_STR(cat(SWITCH "trigger"), NONE);
 	T_ASSERT_EQ(evt_tracefs_write(NULL, "synthetic_events", "!wakeup_latency\n", 16, GGT), 16);
+
+	/* an instance destroyed with named and variable histograms in place leaves nothing */
+	struct evt_instance *inst;
+	static const char *const cmds[][2] = {
+		{ "hist:name=gone:keys=pid:ts9=ts\n", WAKING "trigger" },
+		{ "hist:keys=next_pid:d=ts-$ts9\n", SWITCH "trigger" },
+	};
+
+	T_ASSERT_OK(evt_instance_create("hist-vars", &inst));
+	for (unsigned int i = 0; i < 2; i++)
+		T_ASSERT_EQ(evt_tracefs_write(inst, cmds[i][1], cmds[i][0], strlen(cmds[i][0]),
+					      GGT),
+			    (ssize_t)strlen(cmds[i][0]));
+	trace_sched_waking(1, 2, 3);
+	trace_sched_switch("a", 0, "b", 1, 2, 5);
+	T_ASSERT(strstr(t_tracefs_cat(inst, SWITCH "hist"), "Hits: 1\n"));
+	T_ASSERT_OK(evt_instance_destroy(inst));
+	/* the name and the variable are free again: another layout under that name */
+	cmd("hist:name=gone:keys=prio", WAKING "trigger");
+	T_ASSERT_EQ(echo("hist:keys=next_pid:d=ts-$ts9\n", SWITCH "trigger"), -EINVAL);
+	cmd("!hist:name=gone:keys=prio", WAKING "trigger");
+	T_ASSERT_STR(cat(WAKING "trigger"), NONE);
 	return 0;
 }

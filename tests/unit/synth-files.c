@@ -120,6 +120,15 @@ int main(void)
 		T_ASSERT_EQ(evt_tracefs_write(NULL, "synthetic_events", big, sizeof(big),
 					      EVT_TRACEFS_APPEND),
 			    -EINVAL);
+		big[4095] = '\n'; /* the newline is the 4096th byte */
+		T_ASSERT_EQ(evt_tracefs_write(NULL, "synthetic_events", big, 4096,
+					      EVT_TRACEFS_APPEND),
+			    -EINVAL);
+		/* 4095 bytes that end the write: one line */
+		T_ASSERT_EQ(evt_tracefs_write(NULL, "synthetic_events", big, 4095,
+					      EVT_TRACEFS_APPEND),
+			    4095);
+		T_ASSERT_OK(evt_synth_event_delete("big"));
 		big[4093] = '\n';
 		T_ASSERT_EQ(evt_tracefs_write(NULL, "synthetic_events", big, 4094,
 					      EVT_TRACEFS_APPEND),

@@ -126,5 +126,31 @@ int main(void)
 	T_ECHO("0", "events/synthetic/arr/enable");
 	evt_trace_put_event_file(file);
 	T_ECHO("!arr", "synthetic_events");
+
+	/* long[]: a stacktrace, as the kernel's (up to a 0, at most 16 entries) */
+	T_ECHO("stk long[] st; u32 n", "synthetic_events");
+	t = cat("events/synthetic/stk/format");
+	T_ASSERT(strstr(t, "\tfield:__data_loc long[] st;\toffset:12;\tsize:8;\tsigned:1;\n"));
+	T_ASSERT(strstr(t, "print fmt: \"st=%s, n=%u\", __get_stacktrace(st), REC->n\n"));
+	T_ASSERT_OK(evt_trace_get_event_file(NULL, "synthetic", "stk", &file));
+	T_ECHO("1", "events/synthetic/stk/enable");
+	{
+		unsigned long st[20] = { 0x1234, 0x5678, 0 };
+
+		T_ASSERT_OK(evt_synth_event_trace(file, 2, U(st), (uint64_t)3));
+		for (int i = 0; i < 20; i++)
+			st[i] = 0x1000 + (unsigned long)i;
+		T_ASSERT_OK(evt_synth_event_trace(file, 2, U(st), (uint64_t)4));
+		T_ASSERT_OK(evt_synth_event_trace(file, 2, (uint64_t)0, (uint64_t)5));
+	}
+	t = cat("trace");
+	T_ASSERT(strstr(t, ": stk: st=STACK:\n=> 0x1234\n=> 0x5678\nn=3\n"));
+	T_ASSERT(strstr(t, ": stk: st=STACK:\n=> 0x1000\n"));
+	T_ASSERT(strstr(t, "=> 0x100f\nn=4\n")); /* 16 entries, the 17th not kept */
+	T_ASSERT(!strstr(t, "=> 0x1010\n"));
+	T_ASSERT(strstr(t, ": stk: st=STACK:\nn=5\n"));
+	T_ECHO("0", "events/synthetic/stk/enable");
+	evt_trace_put_event_file(file);
+	T_ECHO("!stk", "synthetic_events");
 	return T_PASS;
 }

@@ -80,8 +80,8 @@ int main(void)
 	printf("%s", t);
 	T_ASSERT_EQ(count(t, ": hooked: val=77 s=inner\n"), 1);
 	T_ASSERT_EQ(count(t, ": hook_outer: v=77\n"), 1);
-	/* the record's context columns: no 'h', no depth (one space after them: the time
-	 * column is %5lu seconds, which fills it once the clock passes 10000 s) */
+	/* the record's context columns: no 'h', no depth (then one space and the seconds,
+	 * padded to 5 columns: no second space once the clock reads 10000 s) */
 	T_ASSERT(strstr(t, "] ..... "));
 	T_ASSERT(!strstr(t, "] ..h"));
 	T_ASSERT_EQ(count(cat("instances/synthhook/trace"), ": hooked: "), 1);

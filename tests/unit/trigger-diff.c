@@ -318,6 +318,10 @@ static char *kernel_answers(char *why, size_t size)
 	unsigned long off = 0;
 	char *out;
 
+#ifndef __x86_64__
+	snprintf(why, size, "the uprobe arguments (%%di, %%si) are x86-64's");
+	return NULL;
+#endif
 	if (geteuid() != 0 || access(KT "uprobe_events", W_OK) || access(KT "instances", W_OK)) {
 		snprintf(why, size, "no writable tracefs with uprobe_events (root)");
 		return NULL;

@@ -27,9 +27,39 @@ __attribute__((noinline)) void st_outer(unsigned int n)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* The kernel's (6.18) events/ftrace/kernel_stack/format print fmt line, its adjacent string
+ * literals joined (as the registry stores every print format). */
+#define KERNEL_STACK_FMT                                                                    \
+	"print fmt: \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n" \
+	"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1], "              \
+	"(void *)REC->caller[2], (void *)REC->caller[3], (void *)REC->caller[4], (void "    \
+	"*)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]\n"
+
+static int add_name(void *arg, const char *name, unsigned int mode)
+{
+	(void)mode;
+	strcat(arg, name);
+	strcat(arg, " ");
+	return 0;
+}
+
 int main(void)
 {
+	char names[256] = "";
 	const char *t, *p;
+
+	T_ASSERT_OK(evt_tracefs_readdir(NULL, "events/ftrace", add_name, names));
+	T_ASSERT_STR(names, "kernel_stack print ");
+	T_ASSERT_STR(cat("events/ftrace/kernel_stack/id"), "<error -2>");
+
+	/* the record's format, as the kernel's (its size field at 8, ours after common_tgid) */
+	t = cat("events/ftrace/kernel_stack/format");
+	T_ASSERT(!strncmp(t, "name: kernel_stack\nID: 4\nformat:\n", 33));
+	T_ASSERT(strstr(t, "\tfield:int size;\toffset:12;\tsize:4;\tsigned:1;\n"
+			   "\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n"));
+	p = strstr(t, "print fmt: ");
+	T_ASSERT(p != NULL);
+	T_ASSERT_STR(p, KERNEL_STACK_FMT);
 
 	T_ECHO("stacktrace\n", TICK);
 	T_ASSERT_STR(cat(TICK), "stacktrace:unlimited\n");

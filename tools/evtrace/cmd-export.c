@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * cmd-export.c - `evtrace export [--format=perfetto] [-o OUT.json] [FILE]`:
+ * cmd-export.c - `evtrace export [--format=perfetto] [-o OUT.json] [SELECTION] [FILE]`:
  * a trace.dat file (ours, or a kernel one, version 6) as Chrome/Perfetto JSON
  * trace events, for ui.perfetto.dev and chrome://tracing. evtrace-export(1);
  * the converter is src/output/trace_json.c.
  *
- *   -f, --format perfetto   the only format (also "json", "chrome")
+ *   --format perfetto       the only format (also "json", "chrome")
  *   -o, --output FILE       write there (default: standard output; "-" too)
  *   --durations             X_begin/X_end, X_enter/X_exit, sys_enter_X/sys_exit_X
  *                           pairs as duration (B/E) events
+ *   -c, -e, -F, --first, --last   which records, as in `evtrace report` (select.c)
  *
  * Written as read (records stream through a 64 KiB buffer). A file that cannot be
  * opened: nothing written, exit 1. A corrupt page: the JSON is closed after the
@@ -26,17 +27,26 @@
 #include <evtrace/tracedat.h>
 
 #include "evtrace-cmd.h"
+#include "evtrace-select.h"
 #include "output/trace_json.h"
 
 static void ex_usage(FILE *f)
 {
-	fprintf(f, "usage: evtrace export [--format=perfetto] [-o OUT.json] [--durations] [FILE]\n"
-		   "Convert a trace.dat file (default trace.dat) to the JSON trace event format\n"
-		   "that ui.perfetto.dev and chrome://tracing open.\n"
-		   "  -f, --format FMT    perfetto (the only one; also: json, chrome)\n"
-		   "  -o, --output FILE   write to FILE (default: standard output)\n"
-		   "  --durations         X_begin/X_end, X_enter/X_exit, sys_enter_X/sys_exit_X\n"
-		   "                      pairs (both halves in the file) as duration events\n");
+	fprintf(f,
+		"usage: evtrace export [--format=perfetto] [-o OUT.json] [--durations] [-c CPUS]\n"
+		"                      [-e EVENTS]... [-F FILTER] [--first NS] [--last NS] [FILE]\n"
+		"Convert a trace.dat file (default trace.dat; -: standard input) to the JSON\n"
+		"trace event format that ui.perfetto.dev and chrome://tracing open.\n"
+		"  --format FMT        perfetto (the only one; also: json, chrome)\n"
+		"  -o, --output FILE   write to FILE (default: standard output)\n"
+		"  --durations         X_begin/X_end, X_enter/X_exit, sys_enter_X/sys_exit_X\n"
+		"                      pairs (both halves in the file) as duration events\n");
+	fputs(CMD_SELECT_USAGE, f);
+}
+
+static bool ex_want(void *ctx, const struct evt_tracedat_record *rec)
+{
+	return cmd_select_wanted(ctx, rec);
 }
 
 static int ex_write(void *ctx, const void *buf, size_t len)
@@ -47,28 +57,40 @@ static int ex_write(void *ctx, const void *buf, size_t len)
 int cmd_export(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
+		CMD_SELECT_LONGOPTS,
+		{ "format", required_argument, NULL, 'T' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "durations", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct cmd_select *sel = malloc(sizeof(*sel));
 	struct tjson_opts opts = { 0 };
-	struct tjson_sink sink;
-	struct evt_tracedat *td;
+	struct evt_tracedat *td = NULL;
 	const char *path, *out = NULL;
+	struct tjson_sink sink;
+	int c, ret, fd = 1, status = 2;
 	char err[256];
-	int c, ret, fd = 1;
 
+	if (!sel) {
+		cmd_error("out of memory");
+		return 1;
+	}
+	cmd_select_init(sel);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, CMD_SELECT_SHORTOPTS "o:h", longopts, NULL)) != -1) {
+		ret = cmd_select_option(sel, c, optarg);
+		if (ret < 0)
+			goto out;
+		if (!ret)
+			continue;
 		switch (c) {
-		case 'f':
+		case 'T':
 			if (strcmp(optarg, "perfetto") && strcmp(optarg, "json") &&
 			    strcmp(optarg, "chrome")) {
 				cmd_error("unknown format '%s' (perfetto is the one there is)",
 					  optarg);
-				return 2;
+				goto out;
 			}
 			break;
 		case 'o':
@@ -79,30 +101,39 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'h':
 			ex_usage(stdout);
-			return 0;
+			status = 0;
+			goto out;
 		default:
 			ex_usage(stderr);
-			return 2;
+			goto out;
 		}
 	}
 	if (argc - optind > 1) {
 		ex_usage(stderr);
-		return 2;
+		goto out;
 	}
+	status = 1;
 	path = optind < argc ? argv[optind] : "trace.dat";
+	if (!strcmp(path, "-"))
+		path = "/dev/stdin"; /* the reader reads a pipe whole */
 	ret = evt_tracedat_open(path, &td, err, sizeof(err));
 	if (ret) {
 		cmd_error("%s: %s", path, err);
-		return 1;
+		goto out;
+	}
+	if (cmd_select_check(sel, td)) {
+		/* a filter no event of the file can take: a usage error, as in report */
+		status = 2;
+		goto out;
 	}
 	if (out) {
 		fd = cmd_open_output(out);
-		if (fd < 0) {
-			evt_tracedat_close(td);
-			return 1;
-		}
+		if (fd < 0)
+			goto out;
 	}
 	opts.source = path;
+	opts.want = ex_want;
+	opts.want_ctx = sel;
 	sink.write = ex_write;
 	sink.ctx = &fd;
 	ret = tjson_export(td, &opts, &sink, NULL);
@@ -118,6 +149,11 @@ int cmd_export(int argc, char **argv)
 		unlink(out);
 		ret = -EIO;
 	}
-	evt_tracedat_close(td);
-	return ret ? 1 : 0;
+	status = ret ? 1 : 0;
+out:
+	if (td)
+		evt_tracedat_close(td);
+	cmd_select_release(sel);
+	free(sel);
+	return status;
 }

@@ -15,7 +15,6 @@
  * error (with its file offset) on stderr, exit 1.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,21 +25,11 @@
 #include <evtrace/tracedat.h>
 
 #include "evtrace-cmd.h"
-#include "filter/filter.h"
-
-#define RP_MAX_SEL	64
+#include "evtrace-select.h"
 
 struct rp_opts {
-	unsigned char cpus[4096];	/* selected CPUs (all when none given) */
-	bool cpu_sel;
-	char *ev_sys[RP_MAX_SEL], *ev_name[RP_MAX_SEL];
-	int nev;
-	unsigned long long first, last;
+	struct cmd_select sel;
 	bool info;
-	const char *filter;
-	/* per event ID: 0 not compiled yet, 1 compiled (prog, NULL passes all), 2 no match */
-	unsigned char fstate[65536];
-	struct filter_prog *fprog[65536];
 };
 
 static void rp_usage(FILE *f)
@@ -49,79 +38,8 @@ static void rp_usage(FILE *f)
 		"usage: evtrace report [-c CPUS] [-e EVENTS]... [-F FILTER] [--first NS] [--last NS]"
 		" [--info] [FILE]\n"
 		"Print a trace.dat file (default trace.dat) in the kernel's trace layout.\n"
-		"  -c, --cpu CPUS      only these CPUs: 0,2,3\n"
-		"  -e, --events LIST   only these events: name, sys:name, sys:* (comma list)\n"
-		"  -F, --filter EXPR   only records passing EXPR (kernel filter grammar), of the\n"
-		"                      events that have its fields\n"
-		"  --first/--last NS   only records in that time range (clock units)\n"
+		CMD_SELECT_USAGE
 		"  --info              what the file holds: CPUs, page size, clock, events\n");
-}
-
-static int rp_add_events(struct rp_opts *o, char *list)
-{
-	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-		char *colon = strchr(tok, ':');
-
-		if (o->nev == RP_MAX_SEL)
-			return -1;
-		if (colon) {
-			*colon = '\0';
-			o->ev_sys[o->nev] = tok;
-			o->ev_name[o->nev] = *(colon + 1) ? colon + 1 : (char *)"*";
-		} else {
-			o->ev_sys[o->nev] = (char *)"*";
-			o->ev_name[o->nev] = tok;
-		}
-		o->nev++;
-	}
-	return 0;
-}
-
-static int rp_add_cpus(struct rp_opts *o, char *list)
-{
-	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-		char *end;
-		long c = strtol(tok, &end, 10);
-
-		if (end == tok || *end || c < 0 || c >= (long)sizeof(o->cpus))
-			return -1;
-		o->cpus[c] = 1;
-	}
-	o->cpu_sel = true;
-	return 0;
-}
-
-/* Does @rec pass -F? The filter is compiled for each event at its first record. */
-static bool rp_filter(struct rp_opts *o, const struct evt_tracedat_record *rec)
-{
-	unsigned int id = rec->event->id & 0xffff;
-
-	if (!o->fstate[id]) {
-		struct filter_error ferr = { 0 };
-
-		o->fstate[id] = filter_compile(rec->event->fields, rec->event->nr_fields, o->filter,
-					       &o->fprog[id], &ferr) ? 2 : 1;
-	}
-	return o->fstate[id] == 1 && filter_match(o->fprog[id], rec->data, rec->size);
-}
-
-static bool rp_wanted(struct rp_opts *o, const struct evt_tracedat_record *rec)
-{
-	if (o->cpu_sel && (rec->cpu >= (int)sizeof(o->cpus) || !o->cpus[rec->cpu]))
-		return false;
-	if (rec->ts < o->first || rec->ts > o->last)
-		return false;
-	if (o->filter && (!rec->event || !rp_filter(o, rec)))
-		return false;
-	if (!o->nev)
-		return true;
-	if (!rec->event)
-		return false;
-	for (int i = 0; i < o->nev; i++)
-		if (!fnmatch(o->ev_sys[i], rec->event->system, 0) &&
-		    !fnmatch(o->ev_name[i], rec->event->name, 0))
-			return true;
-	return false;
 }
 
 static void rp_info(struct evt_tracedat *td, const char *path)
@@ -137,23 +55,10 @@ static void rp_info(struct evt_tracedat *td, const char *path)
 	}
 }
 
-static unsigned long long rp_num(const char *s, bool *ok)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 0);
-
-	*ok = end != s && !*end;
-	return v;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "events", required_argument, NULL, 'e' },
-		{ "filter", required_argument, NULL, 'f' },
-		{ "first", required_argument, NULL, 'A' },
-		{ "last", required_argument, NULL, 'L' },
+		CMD_SELECT_LONGOPTS,
 		{ "info", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -165,38 +70,20 @@ int cmd_report(int argc, char **argv)
 	char err[256], line[8192];
 	struct evt_seq s;
 	int c, ret, status = 0;
-	bool ok = true;
 
 	if (!o) {
 		cmd_error("out of memory");
 		return 1;
 	}
-	o->last = ~0ULL;
+	cmd_select_init(&o->sel);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:e:F:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, CMD_SELECT_SHORTOPTS "h", longopts, NULL)) != -1) {
+		ret = cmd_select_option(&o->sel, c, optarg);
+		if (ret < 0)
+			goto usage_err;
+		if (!ret)
+			continue;
 		switch (c) {
-		case 'c':
-			if (rp_add_cpus(o, optarg)) {
-				cmd_error("bad CPU list '%s'", optarg);
-				goto usage_err;
-			}
-			break;
-		case 'e':
-			if (rp_add_events(o, optarg)) {
-				cmd_error("too many events (at most %d)", RP_MAX_SEL);
-				goto usage_err;
-			}
-			break;
-		case 'F':
-		case 'f':
-			o->filter = optarg;
-			break;
-		case 'A':
-			o->first = rp_num(optarg, &ok);
-			break;
-		case 'L':
-			o->last = rp_num(optarg, &ok);
-			break;
 		case 'I':
 			o->info = true;
 			break;
@@ -205,10 +92,6 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		default:
 			rp_usage(stderr);
-			goto usage_err;
-		}
-		if (!ok) {
-			cmd_error("bad number '%s'", optarg);
 			goto usage_err;
 		}
 	}
@@ -223,32 +106,17 @@ int cmd_report(int argc, char **argv)
 		status = 1;
 		goto out;
 	}
-	if (o->filter) {
+	if (cmd_select_check(&o->sel, td)) {
 		/* a filter no event of the file can take is a usage error, as the kernel says */
-		struct filter_error ferr = { 0 };
-		bool any = false;
-
-		for (int i = 0; i < evt_tracedat_nr_events(td) && !any; i++) {
-			const struct evt_tracedat_event *e = evt_tracedat_event(td, i);
-			struct filter_prog *prog = NULL;
-
-			if (!filter_compile(e->fields, e->nr_fields, o->filter, &prog, &ferr))
-				any = true;
-			filter_free(prog);
-		}
-		if (!any) {
-			cmd_error("filter '%s': %s (at %d)", o->filter,
-				  ferr.msg ? ferr.msg : "no event has these fields", ferr.pos);
-			status = 2;
-			goto out_close;
-		}
+		status = 2;
+		goto out_close;
 	}
 	if (o->info) {
 		rp_info(td, path);
 		goto out_close;
 	}
 	while ((ret = evt_tracedat_next(td, &rec)) == 1) {
-		if (!rp_wanted(o, &rec))
+		if (!cmd_select_wanted(&o->sel, &rec))
 			continue;
 		if (rec.missed && rec.missed != ~0ULL)
 			printf("CPU:%d [%llu EVENTS DROPPED]\n", rec.cpu, rec.missed);
@@ -269,8 +137,7 @@ int cmd_report(int argc, char **argv)
 		status = 1;
 out_close:
 	evt_tracedat_close(td);
-	for (unsigned int i = 0; i < 65536; i++)
-		filter_free(o->fprog[i]);
+	cmd_select_release(&o->sel);
 out:
 	free(o);
 	return status;
