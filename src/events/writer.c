@@ -238,10 +238,11 @@ fill:
 
 /*
  * The fast path of the first instance: the only one, with no trigger, not
- * soft-disabled, tracing on, no pid list, and the thread's ids known. It
- * makes the same tests as trace_event_next() in the same order, so taking it
- * changes nothing but the cost. NULL with fb->idx 0: take the general path
- * (from the start; nothing was reserved).
+ * soft-disabled, tracing on, no pid list, the thread's ids known, and the
+ * ring buffer's common case (rb_lock_reserve_try()). It makes the same tests
+ * as trace_event_next() in the same order, so taking it changes nothing but
+ * the cost. NULL: take the general path (from the start; nothing was
+ * reserved, nothing counted).
  */
 static inline void *trace_event_first(struct evt_trace_event_buffer *fb, struct event_active *set,
 				      uint32_t len)
@@ -253,7 +254,9 @@ static inline void *trace_event_first(struct evt_trace_event_buffer *fb, struct 
 	pid_t tid = wtls.tid;
 	unsigned int cpu;
 
-	if (unlikely(set->nr != 1 || !tid || !wtls.comm_saved))
+	pid_t tgid = ld_relaxed(&cached_tgid);
+
+	if (unlikely(set->nr != 1 || !tid || !tgid || !wtls.comm_saved))
 		return NULL;
 	file = set->files[0];
 	inst = file->inst;
@@ -262,14 +265,18 @@ static inline void *trace_event_first(struct evt_trace_event_buffer *fb, struct 
 		     (ld_relaxed(&file->flags) & EVT_FILE_SOFT_DISABLED) ||
 		     !ld_relaxed(&inst->tracing_on) || rcu_deref(inst->pids) != NULL))
 		return NULL;
-	fb->idx = 1;
-	/* instance_live_rb(): acquire, a buffer a snapshot swapped in is complete. */
-	rbe = rb_lock_reserve_cpu(instance_live_rb(inst), len, &cpu);
+	/*
+	 * instance_live_rb(): acquire, a buffer a snapshot swapped in is complete.
+	 * The reservation's common case only, with no call (everything above stays
+	 * in registers); anything else goes the general way, from the start.
+	 */
+	rbe = rb_lock_reserve_try(instance_live_rb(inst), len, &cpu);
 	if (unlikely(!rbe))
-		return trace_event_end();	/* counted as dropped; no trigger wants it */
+		return NULL;
+	fb->idx = 1;
 	ent = rb_own_event_data(rbe);
 	fb->len = FB_PACK(len, cpu);
-	writer_fill_common(ent, file->event, tid, writer_tgid());
+	writer_fill_common(ent, file->event, tid, tgid);
 	fb->rbe = rbe;
 	fb->file = file;
 	fb->entry = ent;
@@ -304,7 +311,7 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 	 * sees it (the compiler must not sink the store past the reserve). */
 	signal_fence();
 	ent = trace_event_first(fb, set, (uint32_t)len);
-	if (likely(ent != NULL) || fb->idx)
+	if (likely(ent != NULL))
 		return ent;
 	return trace_event_next(fb, __builtin_return_address(0));
 }

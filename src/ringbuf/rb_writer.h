@@ -171,6 +171,91 @@ rb_reserve(struct evt_ring_buffer *rb, uint32_t size, int *why, unsigned int *cp
 }
 
 /*
+ * rb_lock_reserve_try() - one attempt of rb_lock_reserve_cpu() that makes
+ * no function call where the platform allows (x86-64: rseq, or cmpxchg16b
+ * inline), for a caller that keeps its fast path free of calls (so the
+ * compiler keeps it in the registers a call would clobber anyway).
+ * @rb: the buffer.
+ * @length: bytes of payload.
+ * @cpu_out: the CPU buffer of the reservation (below RB_CPU_NONE).
+ *
+ * Takes the common case only: the CPU number readable from the rseq area,
+ * the "local" clock on the cycle counter, no time extend, room in the
+ * current page, the compare-and-swap succeeding at the first try. Anything
+ * else returns NULL having changed nothing (no reservation, nothing
+ * counted): the caller then does the whole reservation the general way,
+ * which handles it (and counts what it drops).
+ * Context: as lock_reserve.
+ */
+static inline __attribute__((always_inline)) struct evt_ring_buffer_event *
+rb_lock_reserve_try(struct evt_ring_buffer *rb, unsigned long length, unsigned int *cpu_out)
+{
+	uint32_t size = rb_event_size(length);
+	uint64_t ts, pos, now, delta;
+	struct rb_cpu_shm *shm;
+	struct rb_page *page;
+	unsigned char *data;
+	uint32_t order, off;
+	unsigned char *p;
+	unsigned int cpu;
+
+	if (unlikely(rb->mapped || length > rb->max_payload))
+		return NULL;
+#if EVT_HAVE_RSEQ_OPS
+	if (likely(rb->rseq)) {
+		cpu = evt_rseq_cpu();
+		/* a CPU beyond the buffer's (hotplug) is counted the general way */
+		if (unlikely(cpu >= (unsigned int)rb->nr_cpus))
+			return NULL;
+	} else
+#endif
+	{
+		int c = evt_cpu_current_nocall();
+
+		if (unlikely(c < 0))
+			return NULL;
+		cpu = (unsigned int)c;
+		if (unlikely(cpu >= (unsigned int)rb->nr_cpus))
+			cpu %= (unsigned int)rb->nr_cpus;	/* as rb_this_cpu() */
+	}
+	if (unlikely(cpu >= RB_CPU_NONE))
+		return NULL;
+	shm = rb->cpus[cpu].shm;
+	/* Acquire: pairs with control's CAS that re-enables after a new layout. */
+	pair_load(&shm->w, &ts, &pos);
+	if (unlikely(ts & RB_TS_DISABLED))
+		return NULL;
+	/* Acquire: pairs with the calibrator's st_release of mode (mult/shift/offset). */
+	if (unlikely(ld_relaxed(&rb->clock) != EVT_CLOCK_LOCAL ||
+		     ld_acquire(&tclock.mode) != TCLOCK_MODE_CYCLES))
+		return NULL;
+	now = tclock_scale_cycles(tclock_cycles()) & RB_TS_MASK;
+	if (unlikely(now < ts))
+		now = ts;
+	delta = now - ts;
+	off = RB_POS_OFF(pos);
+	if (unlikely(delta > RB_TS_DELTA_MAX && off))
+		return NULL;	/* a time extend */
+	if (unlikely(off + size > rb->data_size))
+		return NULL;	/* the next page */
+	/* rseq: serialized by the CPU itself; CAS: a full barrier (rb_w_cas()). */
+	if (unlikely(!rb_w_cas(rb, shm, cpu, ts, pos, now, pos + size)))
+		return NULL;
+	/* The CAS read-from control's last CAS: the layout is current. */
+	rb_cpu_layout(&rb->cpus[cpu], &data, &order);
+	page = rb_cpu_page(rb, data, order, RB_POS_SEQ(pos));
+	p = page->data + off;
+	if (unlikely(!off)) {
+		/* First entry of the page: it carries the page's time. */
+		page->time_stamp = now;
+		delta = 0;
+	}
+	rb_write_header(p, size, (uint32_t)delta);
+	*cpu_out = cpu;
+	return (struct evt_ring_buffer_event *)p;
+}
+
+/*
  * rb_lock_reserve_cpu() - evt_ring_buffer_lock_reserve() that also gives
  * the index of the CPU buffer the event is in (RB_CPU_NONE if the buffer is
  * a consumer's mapping, or the index is not below RB_CPU_NONE).
