@@ -57,7 +57,7 @@ fuzz: deps
 DEMO_DAT = $(BUILD)/events-demo.dat
 DEMO_JSON = $(BUILD)/events-demo.json
 demo: build
-	@set -e; for d in rb-demo events-demo; do \
+	@set -e; for d in rb-demo events-demo latency-demo; do \
 		if [ ! -x $(BUILD)/examples/$$d ]; then \
 			echo "make demo: no $(BUILD)/examples/$$d (examples/$$d.c)"; exit 1; \
 		fi; \
@@ -72,6 +72,8 @@ demo: build
 	echo "== $(BUILD)/tools/evtrace export -o $(DEMO_JSON) $(DEMO_DAT)"; \
 	$(BUILD)/tools/evtrace export -o $(DEMO_JSON) $(DEMO_DAT); \
 	head -c 300 $(DEMO_JSON); echo " ..."; \
+	echo "== $(BUILD)/examples/latency-demo (examples/latency-demo.c): an onmatch() latency histogram"; \
+	$(BUILD)/examples/latency-demo; \
 	echo; \
 	echo "To look at the trace:"; \
 	printf '  %-50s %s\n' "$(BUILD)/tools/evtrace report $(DEMO_DAT)" \

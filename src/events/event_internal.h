@@ -48,6 +48,14 @@ struct trace_event_file;
 
 /* The ID of ftrace:print (trace_marker), the kernel's TRACE_PRINT. */
 #define EVENT_ID_PRINT		5
+/*
+ * The "ip" of its records. User space has no tracing_mark_write to point at; a
+ * fixed placeholder that no code address equals (not 0: trace.dat files name
+ * this address tracing_mark_write in their kallsyms, and a symbol at 0 would
+ * also name every empty caller slot of a kernel_stack record, which
+ * KernelShark prints; output/tracedat_write.c).
+ */
+#define EVENT_PRINT_IP		1
 /* The ID of ftrace:kernel_stack (the stacktrace trigger's records), the kernel's TRACE_STACK. */
 #define EVENT_ID_KERNEL_STACK	4
 /* Its layout: common fields, int size (frames) at 12, u64 caller[size] from 16. */
@@ -286,6 +294,12 @@ void writer_init(void);
  * Context: writer (trigger fire): no lock, no allocation after events_init().
  */
 int event_trace_stack(struct evt_instance *inst);
+
+/*
+ * The return addresses above the traced call site (at most @max) into @ips
+ * (hist's stacktrace keys). Return: how many. Context: as event_trace_stack().
+ */
+int event_stack_frames(uint64_t *ips, int max);
 
 /* The writer's thread identity (cached; reset in a fork child). */
 pid_t event_current_tid(void);

@@ -365,8 +365,14 @@ static __attribute__((noinline)) void *trace_event_commit_slow(struct evt_trace_
 
 	/* Filtered triggers test the record before it is committed, run after
 	 * (the kernel's event_triggers_call() and event_triggers_post_call()). */
-	if (unlikely(tl) && tl->cond)
+	if (unlikely(tl) && tl->cond) {
+		/* hist triggers run in trigger_test: their stack keys start above the caller */
+		void *saved = wtls.caller;
+
+		wtls.caller = caller;
 		fire = trigger_test(tl, fb->entry, FB_LEN(fb));
+		wtls.caller = saved;
+	}
 	if (likely(fb->rbe)) {
 		/*
 		 * A snapshot may have swapped the buffers since the reservation:
@@ -439,11 +445,26 @@ void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 }
 
 /* trace_marker: an ftrace:print record, "ip" then the text (NUL-terminated). */
+/* The triggers of ftrace:print in @inst (its file is in the event's active set while it
+ * has some: soft mode), inside rcu_lock(). */
+static struct trigger_list *marker_triggers(struct evt_instance *inst)
+{
+	/* Acquire: a published set is complete (pairs with rcu_publish). */
+	struct event_active *set = event_print ? rcu_deref(event_print->active) : NULL;
+
+	for (unsigned int i = 0; set && i < set->nr; i++)
+		if (set->files[i]->inst == inst)
+			return trigger_list_rcu(set->files[i]);
+	return NULL;
+}
+
 int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t len)
 {
 	struct evt_ring_buffer_event *rbe;
+	struct trigger_list *tl;
 	struct evt_ring_buffer *rb;
 	struct evt_trace_entry *ent;
+	unsigned long fire = 0;
 	size_t max, n;
 	char *text;
 
@@ -471,14 +492,34 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 	ent->common_tgid = writer_tgid();
 	if (!wtls.comm_saved)
 		writer_save_comm(ent->common_pid);
-	memset((char *)ent + sizeof(*ent), 0, 8);	/* ip: none in user space */
+	/* ip: none in user space, a placeholder trace.dat files name tracing_mark_write */
+	memcpy((char *)ent + sizeof(*ent), &(uint64_t){ EVENT_PRINT_IP }, 8);
 	text = (char *)ent + sizeof(*ent) + 8;
 	memcpy(text, buf, n);
+	/* The print event's triggers (histogram.rst 3: "User space creating a
+	 * trigger"), as for any event: record readers before the commit; as the
+	 * kernel's tracing_mark_write(), on the text before its newline is added. */
+	text[n] = '\0';
+	tl = marker_triggers(inst);
+	if (unlikely(tl)) {
+		void *saved = wtls.caller;
+
+		wtls.caller = __builtin_return_address(0);
+		if (!tl->cond) {
+			trigger_post(tl, trigger_test(tl, NULL, 0));
+			tl = NULL;
+		} else {
+			fire = trigger_test(tl, ent, sizeof(*ent) + 8 + n + 1);
+		}
+		wtls.caller = saved;
+	}
 	/* As the kernel: the text always ends in a newline. */
 	if (!n || text[n - 1] != '\n')
 		text[n++] = '\n';
 	text[n] = '\0';
 	evt_ring_buffer_unlock_commit(rb, rbe);
+	if (unlikely(fire))
+		writer_triggers(tl, fire, __builtin_return_address(0));
 	rcu_unlock();
 	return (int)(len < max ? len : max);
 }
@@ -487,28 +528,50 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 
 #define STACK_DEPTH_MAX 64 /* frames taken; those above the traced call site are recorded */
 
+/* The frames above the traced call site in frames[*skip..n); returns n. */
+static int stack_above_caller(void **frames, int max, int *skip)
+{
+	void *caller = wtls.caller;
+	int n;
+
+	*skip = 0;
+	/* No allocation: writer_init() made the unwinder's first call. */
+	n = backtrace(frames, max);
+	/* Start above the traced program's call into the writer (the kernel skips
+	 * its tracing frames the same way); all of it when that is not found. */
+	for (int i = 0; caller && i < n; i++) {
+		if (frames[i] == caller) {
+			*skip = i + 1;
+			break;
+		}
+	}
+	return n;
+}
+
+int event_stack_frames(uint64_t *ips, int max)
+{
+	void *frames[STACK_DEPTH_MAX];
+	int n, skip, nr;
+
+	n = stack_above_caller(frames, STACK_DEPTH_MAX, &skip);
+	nr = n - skip < max ? n - skip : max;
+	for (int i = 0; i < nr; i++)
+		ips[i] = (uint64_t)(uintptr_t)frames[skip + i];
+	return nr;
+}
+
 int event_trace_stack(struct evt_instance *inst)
 {
 	struct evt_ring_buffer_event *rbe;
 	struct evt_ring_buffer *rb;
 	void *frames[STACK_DEPTH_MAX];
 	struct evt_trace_entry *ent;
-	void *caller = wtls.caller;
-	int n, skip = 0;
+	int n, skip;
 	int32_t nr;
 
 	if (!ld_relaxed(&inst->tracing_on))
 		return -EBADF;
-	/* No allocation: writer_init() made the unwinder's first call. */
-	n = backtrace(frames, STACK_DEPTH_MAX);
-	/* Start above the traced program's call into the writer (the kernel skips
-	 * its tracing frames the same way); all of it when that is not found. */
-	for (int i = 0; caller && i < n; i++) {
-		if (frames[i] == caller) {
-			skip = i + 1;
-			break;
-		}
-	}
+	n = stack_above_caller(frames, STACK_DEPTH_MAX, &skip);
 	nr = n - skip;
 	rb = instance_live_rb(inst);
 	rbe = evt_ring_buffer_lock_reserve(rb, EVENT_STACK_CALLER_OFF + (size_t)nr * 8);

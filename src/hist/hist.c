@@ -31,6 +31,7 @@
 #include "compat/compiler.h"
 #include "compat/cpu.h"
 #include "compat/urcu.h"
+#include "events/event_internal.h"
 #include "hist/hist.h"
 #include "hist/tracing_map.h"
 #include "synth/synth.h"
@@ -68,6 +69,7 @@ enum hf_src {
 	SRC_CONST, /* a numeric literal */
 	SRC_EXPR,  /* lhs op rhs, or -(lhs) */
 	SRC_REF,   /* a variable's value, resolved before the hit ($name) */
+	SRC_STACK, /* the stack above the traced call (a key of 16 addresses) */
 };
 
 enum {
@@ -82,6 +84,7 @@ enum {
 #define HIST_ACTIONS_MAX 8   /* the kernel's */
 #define HIST_SUBEXPR_MAX 3   /* "Too many subexpressions (3 max)" */
 #define HIST_SAVE_STR	 256 /* STR_VAR_LEN_MAX: a string save()d by onmax/onchange */
+#define HIST_STACK_DEPTH 16  /* HIST_STACKTRACE_DEPTH */
 
 struct hist_field {
 	unsigned int flags;
@@ -435,6 +438,11 @@ static void hist_fire_rec(struct trigger_data *td, const void *recv, size_t len)
 
 			if (f->flags & HF_STRING) {
 				string_copy(f, (char *)pad + f->key_off, f->key_size, rec, len);
+			} else if (f->src == SRC_STACK) {
+				uint64_t ips[HIST_STACK_DEPTH];
+				int n = event_stack_frames(ips, HIST_STACK_DEPTH);
+
+				memcpy(pad + f->key_off, ips, (size_t)n * 8);
 			} else {
 				k1 = field_value(hd, f, rec, len, NULL);
 				memcpy(pad + f->key_off, &k1, 8);
@@ -949,6 +957,36 @@ static struct hist_data *find_var(struct trigger_data *td, struct hist_data *hd,
 	return found;
 }
 
+/* The histogram of event @sys:@ev in @td's instance that defines @name (sys.event.$name). */
+static struct hist_data *find_var_on(struct trigger_data *td, const char *sys, const char *ev,
+				     const char *name, unsigned int *idx)
+{
+	int i;
+
+	for (struct hist_data *o = vars_list; o; o = o->next_var) {
+		if (o->file->inst != td->file->inst || strcmp(o->file->event->system, sys) ||
+		    strcmp(o->file->event->name, ev) || (i = var_index(o, name)) < 0)
+			continue;
+		*idx = (unsigned int)i;
+		return o;
+	}
+	return NULL;
+}
+
+/* "sys.event.$var": split in place; false if @str is not of that form. */
+static bool split_qualified(char *str, char **sys, char **ev, char **var)
+{
+	char *d1 = strchr(str, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+
+	if (!d2 || d2[1] != '$' || !d2[2] || d1 == str || d2 == d1 + 1)
+		return false;
+	*d1 = *d2 = '\0';
+	*sys = str;
+	*ev = d1 + 1;
+	*var = d2 + 2;
+	return true;
+}
+
 /* A reference of @hd to variable @idx of @owner (NULL: its own), shared when there is one. */
 static int add_ref(struct hist_data *hd, struct hist_data *owner, unsigned int idx,
 		   const char *name, bool once)
@@ -1001,6 +1039,30 @@ static int parse_atom(struct trigger_data *td, struct hist_data *hd, struct hist
 		f->type = "u64";
 		f->name = "";
 		return 0;
+	}
+	char *qsys, *qev, *qvar;
+
+	if (split_qualified(str, &qsys, &qev, &qvar)) {
+		/* sys.event.$var: that event's variable (shown as $sys.event.var) */
+		struct hist_data *owner;
+		unsigned int idx;
+		int r;
+
+		owner = find_var_on(td, qsys, qev, qvar, &idx);
+		if (!owner) {
+			trigger_err(td, "Couldn't find variable", errpos(td, qvar));
+			return -EINVAL;
+		}
+		r = add_ref(hd, owner, idx, qvar, once);
+		if (r < 0)
+			return r;
+		f->src = SRC_REF;
+		f->ref = (unsigned int)r;
+		f->flags |= owner->vars[idx].flags & (HF_TIMESTAMP | HF_USECS);
+		f->type = owner->vars[idx].type;
+		f->dname = xasprintf("$%s.%s.%s", qsys, qev, qvar);
+		f->name = f->dname ? f->dname + 1 : "";
+		return f->dname ? 0 : -ENOMEM;
 	}
 	if (str[0] == '$' && str[1]) {
 		const char *local = local_var_field(hd, str + 1);
@@ -1502,6 +1564,26 @@ static int action_param(struct trigger_data *td, struct hist_data *hd, struct hi
 		f->name = "";
 		return 0;
 	}
+	char *qsys, *qev, *qvar;
+
+	if (split_qualified(param, &qsys, &qev, &qvar)) {
+		struct hist_data *owner;
+		unsigned int idx;
+
+		owner = find_var_on(td, qsys, qev, qvar, &idx);
+		if (!owner) {
+			trigger_err(td, "Couldn't find param", errpos(td, qvar));
+			return -EINVAL;
+		}
+		r = add_ref(hd, owner, idx, qvar, false);
+		if (r < 0)
+			return r;
+		f->type = owner->vars[idx].type;
+		f->src = SRC_REF;
+		f->ref = (unsigned int)r;
+		f->name = "";
+		return 0;
+	}
 	if (strchr(param, '.')) {
 		/* sys.event.field of another event: not here (docs/hist.md) */
 		trigger_err(td, "Couldn't create field variable", errpos(td, param));
@@ -1652,8 +1734,22 @@ static int create_keys(struct trigger_data *td, struct hist_data *hd, char *str)
 		one = strsep(&fs, ",");
 		if (!one)
 			break;
-		if (!strcmp(one, "stacktrace") || !strcmp(one, "common_stacktrace"))
-			return -EINVAL; /* no stack trace keys (docs/hist.md) */
+		if (!strcmp(one, "stacktrace") || !strcmp(one, "common_stacktrace")) {
+			/* the traced program's stack (backtrace() above the call site) */
+			memset(f, 0, sizeof(*f));
+			f->flags = HF_KEY | HF_STACKTRACE;
+			f->src = SRC_STACK;
+			f->name = "common_stacktrace";
+			f->type = "unsigned long[]";
+			f->key_off = off;
+			f->key_size = HIST_STACK_DEPTH * 8;
+			off += f->key_size;
+			if (off > HIST_KEY_MAX)
+				return -EINVAL;
+			hd->n_keys++;
+			hd->compound = true;
+			continue;
+		}
 		ret = parse_field(td, hd, f, one, true);
 		if (ret)
 			return ret;
@@ -2401,6 +2497,8 @@ static void symbol_of(uint64_t addr, bool offset, char *buf, size_t size)
 /* the kernel's hist_trigger_print_key() */
 static void print_key(struct text *t, const struct hist_data *hd, const struct tmap_elt *elt)
 {
+	bool multiline = false;
+
 	text_add(t, "{ ");
 	for (unsigned int i = 0; i < hd->n_keys; i++) {
 		const struct hist_field *f = &hd->keys[i];
@@ -2412,7 +2510,20 @@ static void print_key(struct text *t, const struct hist_data *hd, const struct t
 			memcpy(&v, k, 8);
 		if (i)
 			text_add(t, ", ");
-		if (f->flags & HF_HEX) {
+		if (f->flags & HF_STACKTRACE) {
+			/* the kernel's hist_trigger_stacktrace_print(): %pS, 9 columns in */
+			text_add(t, "common_stacktrace:\n");
+			for (unsigned int j = 0; j < HIST_STACK_DEPTH; j++) {
+				uint64_t ip;
+
+				memcpy(&ip, k + j * 8, 8);
+				if (!ip)
+					break;
+				symbol_of(ip, true, sym, sizeof(sym));
+				text_add(t, "%*c%s\n", 9, ' ', sym);
+			}
+			multiline = true;
+		} else if (f->flags & HF_HEX) {
 			text_add(t, "%s: %llx", f->name, v);
 		} else if (f->flags & (HF_SYM | HF_SYM_OFFSET)) {
 			symbol_of(v, f->flags & HF_SYM_OFFSET, sym, sizeof(sym));
@@ -2438,7 +2549,7 @@ static void print_key(struct text *t, const struct hist_data *hd, const struct t
 			text_add(t, "%s: %10llu", f->name, v);
 		}
 	}
-	text_add(t, " }");
+	text_add(t, multiline ? "}" : " }");
 }
 
 /* 100 times the percentage of @val in @total (the kernel's __get_percentage) */

@@ -22,6 +22,7 @@
 #include <evtrace/ring_buffer.h>
 #include <evtrace/tracedat.h>
 
+#include "events/event_internal.h"
 #include "output/tracedat_internal.h"
 
 struct obuf {
@@ -253,7 +254,15 @@ static const char header_event_text[] =
 	"\ttime_stamp : type == 31\n"
 	"\tdata max type_len  == 28\n";
 
-static const char kallsyms_text[] = "0000000000000000 T tracing_mark_write\n";
+/*
+ * kallsyms: one symbol at EVENT_PRINT_IP, the ip of our ftrace:print records,
+ * so that trace-cmd and KernelShark print them as the kernel's
+ * ("tracing_mark_write: text"). Not at 0: libtraceevent names an address by
+ * its exact symbol, and kernel_stack's print format reads all 8 caller slots,
+ * so KernelShark would print each empty slot (0) as tracing_mark_write.
+ */
+static const char kallsyms_text[] = "0000000000000001 T tracing_mark_write\n";
+_Static_assert(EVENT_PRINT_IP == 1, "kallsyms_text names address 1");
 
 /*
  * Clocks trace-cmd prints as seconds (it divides by 1e9) when the file names
@@ -376,7 +385,7 @@ long long evt_tracedat_write(struct evt_instance *inst, int fd, unsigned int fla
 
 	/*
 	 * kallsyms: one symbol, so that trace-cmd prints trace_marker records
-	 * (ftrace:print, whose ip is 0) as the kernel's: "tracing_mark_write: ...".
+	 * (ftrace:print, ip EVENT_PRINT_IP) as the kernel's: "tracing_mark_write: ...".
 	 */
 	ob_u32(&hdr, sizeof(kallsyms_text) - 1);
 	ob_put(&hdr, kallsyms_text, sizeof(kallsyms_text) - 1);

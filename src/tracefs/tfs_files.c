@@ -1017,7 +1017,8 @@ static int events_lookup_one(void *arg, const struct tb_event *ev)
 }
 
 /* events/ftrace/print/: the trace_marker event, as the kernel's (no enable, no filter) */
-static const struct tfs_ops *const print_children[] = { &format_ops, &id_ops, &trigger_ops, NULL };
+static const struct tfs_ops *const print_children[] = { &format_ops, &hist_ops, &id_ops,
+							&trigger_ops, NULL };
 static const struct tfs_ops print_dir_ops = {
 	.name = "print", .mode = TFS_MODE_DIR, .children = print_children,
 };

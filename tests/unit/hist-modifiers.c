@@ -16,6 +16,20 @@
 #define CREATE_TRACE_POINTS
 #include "hist-tp.h"
 
+static volatile int reps = 2;
+
+static __attribute__((noinline)) void path_a(void)
+{
+	trace_kmalloc(1, 2, 5, 4, 0);
+	__asm__ __volatile__("" ::: "memory"); /* not a tail call */
+}
+
+static __attribute__((noinline)) void path_b(void)
+{
+	trace_kmalloc(1, 2, 7, 4, 0);
+	__asm__ __volatile__("" ::: "memory");
+}
+
 int main(void)
 {
 	unsigned long qs = (unsigned long)(uintptr_t)&qsort;
@@ -112,6 +126,20 @@ int main(void)
 	T_ASSERT_STR(cat(RX "trigger"), NONE);
 	T_ASSERT_STR(cat(RECV "trigger"), NONE);
 	T_ASSERT_STR(cat(KMALLOC "trigger"), NONE);
+
+	/* stacktrace keys: one entry per call path into the event */
+	T_ECHO("hist:keys=stacktrace:vals=bytes_req\n", KMALLOC "trigger");
+	T_ASSERT_STR(cat(KMALLOC "trigger"), "hist:keys=common_stacktrace:vals=hitcount,bytes_req:"
+					     "sort=hitcount:size=2048 [active]\n");
+	for (int i = 0; i < reps; i++)
+		path_a(); /* one call site (not unrolled: reps is volatile): one stack */
+	path_b();
+	h = cat(KMALLOC "hist");
+	T_ASSERT_EQ(count(h, "{ common_stacktrace:\n         "), 2);
+	T_ASSERT(strstr(h, "\n} hitcount:          1  bytes_req:          7\n"));
+	T_ASSERT(strstr(h, "\n} hitcount:          2  bytes_req:         10\n"));
+	T_ASSERT(strstr(h, "Entries: 2\n"));
+	T_ECHO("!hist:keys=stacktrace:vals=bytes_req\n", KMALLOC "trigger");
 
 	/* an enabled event records and its hist trigger counts */
 	T_ECHO("1\n", "events/hist_test/netif_rx/enable");

@@ -84,6 +84,20 @@ int main(void)
 	cmd("!hist:keys=next_pid:wakeup_lat=ts-$ts0:onmax($wakeup_lat).save(next_comm,prev_pid)",
 	    SWITCH "trigger");
 
+	/* a qualified reference: sys.event.$var (shown as $sys.event.var) */
+	cmd("hist:keys=next_pid:q=ts-hist_test.sched_waking.$ts0:onmax($q).save(prev_pid)",
+	    SWITCH "trigger");
+	T_ASSERT_STR(
+		cat(SWITCH "trigger"),
+		"hist:keys=next_pid:vals=hitcount:q=ts-$hist_test.sched_waking.ts0:sort=hitcount:"
+		"size=2048:onmax($q).save(prev_pid) [active]\n");
+	trace_sched_waking(40, 120, 1000);
+	trace_sched_switch("x", 7, "y", 40, 120, 1033);
+	T_ASSERT(strstr(cat(SWITCH "hist"), "{ next_pid:         40 } hitcount:          1\n"
+					    "\tmax:         33  prev_pid:          7\n"));
+	cmd("!hist:keys=next_pid:q=ts-hist_test.sched_waking.$ts0:onmax($q).save(prev_pid)",
+	    SWITCH "trigger");
+
 	/* common_timestamp.usecs: the latency of real time */
 	cmd("hist:keys=pid:ts1=common_timestamp.usecs", WAKING "trigger");
 	/* a value may be a variable of this trigger that is a plain field ($t: common_pid) */

@@ -87,7 +87,7 @@ int main(void)
 		"trace_pipe tracing_on ");
 	T_ASSERT_STR(ls(NULL, "events"), "enable header_event header_page ftrace/ sched/ irq/ app/ ");
 	T_ASSERT_STR(ls(NULL, "events/ftrace"), "print/ ");
-	T_ASSERT_STR(ls(NULL, "events/ftrace/print"), "format id trigger ");
+	T_ASSERT_STR(ls(NULL, "events/ftrace/print"), "format hist id trigger ");
 	T_ASSERT_STR(fake_cat(top, "events/ftrace/print/id"), "405\n");
 	T_ASSERT_EQ(evt_tracefs_stat(NULL, "events/ftrace/print/enable", NULL), -ENOENT);
 	T_ASSERT_EQ(evt_tracefs_stat(NULL, "events/ftrace/nosuch", NULL), -ENOENT);
