@@ -156,10 +156,12 @@ void trigger_post(const struct trigger_list *tl, unsigned long mask)
 			 * change as one: two writers that both saw the old state would use
 			 * two counts for one change. Whoever holds td->firing does it; the
 			 * others skip (the state they would set is being set). Never waits,
-			 * so a signal handler nested in the holder just skips too.
-			 * Acquire: the previous holder's change is seen by our check.
+			 * so a signal handler nested in the holder just skips too. The
+			 * first check without it: once the state is set, the usual case,
+			 * no locked instruction. Acquire: the previous holder's change is
+			 * seen by the check under the flag.
 			 */
-			if (xchg_acq_rel(&td->firing, 1))
+			if (!td->cmd->would_fire(td) || xchg_acq_rel(&td->firing, 1))
 				continue;
 			if (td->cmd->would_fire(td) && count_take(td))
 				td->cmd->fire(td);
