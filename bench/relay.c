@@ -12,7 +12,10 @@
  * divided by 1000. The floor, measured the same way in the same run, is
  * an inlined copy of the record (constant size) into a page-sized area
  * the writer walks through (wrapping, a compiler barrier keeps the
- * stores): what any in-memory logger does at least.
+ * stores): what any in-memory logger does at least. Relay records carry
+ * no time stamp; the floor of a timestamped tracer (a read of the trace
+ * clock, then the copy) is shown next to it for comparison with the
+ * other benchmarks.
  * evt__relay_write() (the caller serializes writers: no locked
  * instruction) is shown too.
  *
@@ -43,6 +46,8 @@
 #include <evtrace/evtrace.h>
 
 #include "bench.h"
+
+#include "core/clock_internal.h"	/* the timestamped floor reads the trace clock */
 
 #define BATCH 1000
 
@@ -86,6 +91,7 @@ static int remove_file(const char *path)
 
 enum what {
 	W_FLOOR,
+	W_CLOCK_FLOOR,
 	W_WRITE,
 	W_UWRITE
 };
@@ -115,6 +121,21 @@ static double measure(struct evt_rchan *chan, enum what w, size_t len, int batch
 				at += len;
 				__asm__ __volatile__("" : : "r"(area) : "memory");
 				break;
+			case W_CLOCK_FLOOR: {
+				/* the floor of a timestamped tracer: a clock read, then the copy */
+				uint64_t ts = tclock_read(EVT_CLOCK_LOCAL);
+
+				if (at + 8 + len > sizeof(area))
+					at = 0;
+				__builtin_memcpy(area + at, &ts, 8);
+				if (len == 16)
+					__builtin_memcpy(area + at + 8, rec, 16);
+				else
+					__builtin_memcpy(area + at + 8, rec, 256);
+				at += 8 + len;
+				__asm__ __volatile__("" : : "r"(area) : "memory");
+				break;
+			}
 			case W_WRITE:
 				evt_relay_write(chan, rec, len);
 				break;
@@ -175,7 +196,7 @@ int main(int argc, char **argv)
 	struct evt_rchan_callbacks ow = { .subbuf_start = always };
 	struct evt_rchan_callbacks files = { .create_buf_file = create,
 					     .remove_buf_file = remove_file };
-	double floor16, floor256, w16, w256, u16, u256, cp_secs, gbs[2];
+	double floor16, floor256, w16, w256, u16, u256, cp_secs, gbs[2], cfl16, cfl256;
 	int batches, global = 1, cpu;
 	struct drain_result *dr;
 	struct evt_rchan *chan;
@@ -197,6 +218,8 @@ int main(int argc, char **argv)
 	if (evt_relay_open(NULL, NULL, 65536, 16, &ow, NULL, &chan) < 0)
 		return 1;
 	floor16 = measure(chan, W_FLOOR, 16, batches);
+	cfl16 = measure(chan, W_CLOCK_FLOOR, 16, batches);
+	cfl256 = measure(chan, W_CLOCK_FLOOR, 256, batches);
 	w16 = measure(chan, W_WRITE, 16, batches);
 	u16 = measure(chan, W_UWRITE, 16, batches);
 	floor256 = measure(chan, W_FLOOR, 256, batches);
@@ -206,6 +229,8 @@ int main(int argc, char **argv)
 	printf("\nwriting (median ns per record, batches of %d)\n", BATCH);
 	printf("  %-28s %8s %8s %8s\n", "", "16 B", "256 B", "");
 	printf("  %-28s %8.2f %8.2f\n", "memcpy floor", floor16, floor256);
+	printf("  %-28s %8.2f %8.2f   (records carry no time: for comparison)\n",
+	       "clock read + memcpy", cfl16, cfl256);
 	printf("  %-28s %8.2f %8.2f   ratio %.2f / %.2f\n", "evt_relay_write", w16, w256,
 	       w16 / floor16, w256 / floor256);
 	printf("  %-28s %8.2f %8.2f   ratio %.2f / %.2f\n", "evt__relay_write", u16, u256,
@@ -271,6 +296,8 @@ int main(int argc, char **argv)
 	printf("BENCH relay_write_16B_median %.2f ns\n", w16);
 	printf("BENCH relay_write_16B_ratio %.2f x\n", w16 / floor16);
 	printf("BENCH relay___write_16B_median %.2f ns\n", u16);
+	printf("BENCH relay_floor_clock_store_16B %.2f ns\n", cfl16);
+	printf("BENCH relay_floor_clock_store_256B %.2f ns\n", cfl256);
 	printf("BENCH relay_floor_memcpy_256B %.2f ns\n", floor256);
 	printf("BENCH relay_write_256B_median %.2f ns\n", w256);
 	printf("BENCH relay_write_256B_ratio %.2f x\n", w256 / floor256);

@@ -8,14 +8,18 @@
  * per CPU. Each figure is the median of 9 rounds of 2M calls, in ns per
  * call; each round measures every configuration in turn:
  *
- *   enabled       the event on, no trigger (the floor)
+ *   enabled       the event on, no trigger (the floor of the trigger figures)
+ *   clock floor   one tclock_read(EVT_CLOCK_LOCAL) and the stores of a header
+ *                 and the record into a thread-local page (the floor of any
+ *                 enabled event, as in bench/events)
  *   hist_1key     on, and hist:keys=a:vals=c (256 distinct keys)
  *   hist_2keys    on, and hist:keys=a,b:vals=c (compound key, 1024 keys)
  *   hist_1key_soft the event off, only the hist trigger (soft mode: the
  *                 record is built in the thread's scratch area, not committed)
  *
  * Output: a table, then "BENCH triggers_<figure> <ns> ns" and
- * "BENCH triggers_<figure>_ratio <x> x" lines (figure / enabled).
+ * "BENCH triggers_<figure>_ratio <x> x" lines (figure / enabled), and
+ * triggers_floor_clock_store_28B with triggers_enabled_ratio (enabled / it).
  */
 #include <sched.h>
 #include <stdio.h>
@@ -31,6 +35,9 @@
 #include "triggers-tp.h"
 
 #include "bench.h"
+
+#include "compat/compiler.h"
+#include "core/clock_internal.h"	/* the clock floor reads the clock the buffer reads */
 
 #define ROUNDS 9
 #define CALLS  2000000u
@@ -61,12 +68,42 @@ static __attribute__((noinline)) void loop_trace(uint32_t n)
 		trace_trig_bench(i & 255, (i >> 8) & 3, (uint64_t)i << 3);
 }
 
-static double time_one(void)
+/* The clock floor: a clock read and the stores of a 28-byte record behind a header. */
+static __thread unsigned char floor_page[4096] __attribute__((aligned(64)));
+
+static __attribute__((noinline)) void loop_floor(uint32_t n)
+{
+	uint32_t off = 0, rec[7] = { 0 };
+	uint64_t last = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t now = tclock_read(EVT_CLOCK_LOCAL);
+		uint32_t hdr = (uint32_t)((now - last) << 5) | 7;
+
+		last = now;
+		rec[3] = i & 255;
+		rec[4] = (i >> 8) & 3;
+		rec[5] = i << 3;
+		if (off + 32 > sizeof(floor_page))
+			off = 0;
+		memcpy(floor_page + off, &hdr, 4);
+		memcpy(floor_page + off + 4, rec, sizeof(rec));
+		off += 32;
+		barrier();
+	}
+}
+
+static double time_fn(void (*fn)(uint32_t))
 {
 	double t0 = now_ns();
 
-	loop_trace(CALLS);
+	fn(CALLS);
 	return (now_ns() - t0) / CALLS;
+}
+
+static double time_one(void)
+{
+	return time_fn(loop_trace);
 }
 
 static double median(double *r)
@@ -93,6 +130,7 @@ static void report(const char *name, double v, double floor)
 int main(void)
 {
 	double r_en[ROUNDS], r_h1[ROUNDS], r_h2[ROUNDS], r_soft[ROUNDS], en, h1, h2, soft;
+	double r_fl[ROUNDS], fl;
 	char model[128], name[64];
 	cpu_set_t set;
 
@@ -113,6 +151,7 @@ int main(void)
 	for (int r = 0; r < ROUNDS; r++) {
 		w(ENABLE, "1\n");
 		r_en[r] = time_one();
+		r_fl[r] = time_fn(loop_floor);
 		w(TRIG, "hist:keys=a:vals=c\n");
 		r_h1[r] = time_one();
 		w(TRIG, "!hist:keys=a:vals=c\n");
@@ -128,12 +167,17 @@ int main(void)
 	h1 = median(r_h1);
 	h2 = median(r_h2);
 	soft = median(r_soft);
+	fl = median(r_fl);
 	printf("  %-16s %11s\n", "figure", "ns/call");
-	printf("  %-16s %8.2f ns   (floor)\n", "enabled", en);
+	printf("  %-16s %8.2f ns   (clock read + stores)\n", "clock floor", fl);
+	printf("  %-16s %8.2f ns   (floor of the triggers; x %.2f of the clock floor)\n", "enabled",
+	       en, fl > 0 ? en / fl : 0);
 	report("hist_1key", h1, en);
 	report("hist_2keys", h2, en);
 	report("hist_1key_soft", soft, en);
+	printf("BENCH triggers_floor_clock_store_28B %.2f ns\n", fl);
 	printf("BENCH triggers_enabled %.2f ns\n", en);
+	printf("BENCH triggers_enabled_ratio %.2f x\n", fl > 0 ? en / fl : 0);
 	printf("BENCH triggers_hist_1key %.2f ns\n", h1);
 	printf("BENCH triggers_hist_1key_ratio %.2f x\n", h1 / en);
 	printf("BENCH triggers_hist_2keys %.2f ns\n", h2);

@@ -252,7 +252,7 @@
 	static inline __attribute__((always_inline, unused)) void			\
 	__evt_class_trace_##call(struct evt_event_def *__def, proto)			\
 	{										\
-		struct evt_trace_event_buffer __fb = EVT_TRACE_EVENT_BUFFER_INIT;	\
+		struct evt_trace_event_buffer __fb; /* evt_trace_event_reserve() sets it */ \
 		struct evt_data_offsets_##call __data_offsets;				\
 		struct evt_raw_##call *__entry;						\
 		uint32_t __data_size;							\

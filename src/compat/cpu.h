@@ -30,6 +30,26 @@ struct evt_rseq_head {
 	int32_t cpu_id;
 };
 
+/*
+ * evt_cpu_current() without its sched_getcpu() fallback: -1 where that would
+ * be needed. For fast paths that must not make a call (the event writer's).
+ */
+static inline int evt_cpu_current_nocall(void)
+{
+#if (defined(__x86_64__) || defined(__aarch64__)) && (defined(__clang__) || __GNUC__ >= 11)
+	if (likely(&__rseq_size && __rseq_size != 0)) {
+		const struct evt_rseq_head *rs = (const struct evt_rseq_head *)
+			((char *)__builtin_thread_pointer() + __rseq_offset);
+		/* The kernel rewrites cpu_id on migration; a relaxed load sees a current value. */
+		int32_t cpu = __atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED);
+
+		if (likely(cpu >= 0))
+			return cpu;
+	}
+#endif
+	return -1;
+}
+
 static inline int evt_cpu_current(void)
 {
 #if (defined(__x86_64__) || defined(__aarch64__)) && (defined(__clang__) || __GNUC__ >= 11)

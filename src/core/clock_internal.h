@@ -163,7 +163,14 @@ static inline uint64_t tclock_posix(clockid_t id)
 /* Scale a counter reading. Only once mode != UNINIT has been seen with acquire. */
 static inline uint64_t tclock_scale_cycles(uint64_t cycles)
 {
-	return tclock.offset + (uint64_t)(((unsigned __int128)cycles * tclock.mult) >> tclock.shift);
+	/*
+	 * shift < 64 by construction (tclock_scale(), the perf page's is checked):
+	 * saying so lets the compiler shift the 128-bit product with one shrd
+	 * instead of testing for shifts of 64 and more.
+	 */
+	uint32_t shift = tclock.shift & 63;
+
+	return tclock.offset + (uint64_t)(((unsigned __int128)cycles * tclock.mult) >> shift);
 }
 
 static inline uint64_t tclock_read_local(void)

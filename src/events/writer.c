@@ -7,8 +7,12 @@
  *   evt_trace_event_reserve()     rcu_lock; the event's active set; per instance:
  *                                 tracing_on, soft-disable, set_event_pid,
  *                                 lock_reserve in its ring buffer, common fields
+ *                                 (one instance, no trigger, no pid list: the
+ *                                 same tests inline, trace_event_first(), with
+ *                                 the ring buffer's reserve inlined too)
  *   TP_fast_assign                the fields
- *   evt_trace_event_commit()      the instance's filter: unlock_commit or
+ *   evt_trace_event_commit()      the instance's filter: unlock_commit (on the
+ *                                 reservation's CPU, rb_writer.h) or
  *                                 discard_commit (as the kernel's
  *                                 event_trigger_unlock_commit does), then
  *                                 the next instance's record, or NULL at
@@ -35,7 +39,19 @@
 #include "compat/urcu.h"
 #include "events/event_internal.h"
 #include "filter/filter.h"
+#include "ringbuf/rb_writer.h"
 #include "trigger/trigger.h"
+
+/*
+ * fb->len: the record's length (at most UINT16_MAX, checked at reserve) in
+ * the low 16 bits, the CPU buffer of its reservation (RB_CPU_NONE: unknown,
+ * or the scratch record) in the high 16: the commit then skips finding out
+ * which CPU the page belongs to (ringbuf/rb_writer.h). The struct is in the
+ * public ABI; its fields are the writer's own.
+ */
+#define FB_LEN(fb)		((fb)->len & 0xffffu)
+#define FB_CPU(fb)		((fb)->len >> 16)
+#define FB_PACK(len, cpu)	((uint32_t)(len) | (uint32_t)(cpu) << 16)
 
 struct writer_tls {
 	pid_t tid;		/* 0: not known yet */
@@ -132,7 +148,6 @@ static __attribute__((noinline)) void writer_save_comm(pid_t tid)
 	cmdline_save_current(tid);
 }
 
-/* The next instance of the active set that takes the record; NULL ends the write. */
 /* Run @tl's triggers in @mask for the write called from @caller (see writer_tls.caller). */
 static __attribute__((noinline)) void writer_triggers(const struct trigger_list *tl,
 						      unsigned long mask, void *caller)
@@ -144,11 +159,34 @@ static __attribute__((noinline)) void writer_triggers(const struct trigger_list 
 	wtls.caller = saved;
 }
 
-static void *trace_event_next(struct evt_trace_event_buffer *fb, void *caller)
+/* The common fields of a record this thread writes (wtls.depth: writes in progress, >= 1). */
+static inline void writer_fill_common(struct evt_trace_entry *ent, const struct evt_event *ev,
+				      pid_t tid, pid_t tgid)
+{
+	/* Writes made by a write (a trigger's) do not count as nesting. */
+	uint8_t depth = (uint8_t)(wtls.depth - wtls.nest);
+
+	ent->common_type = (uint16_t)ev->id;
+	ent->common_flags = depth > 1 ? EVT_TRACE_FLAG_HARDIRQ : 0;
+	ent->common_preempt_count = (uint8_t)(depth - 1);
+	ent->common_pid = tid;
+	ent->common_tgid = tgid;
+}
+
+/* The end of a write: no instance left. */
+static inline void *trace_event_end(void)
+{
+	wtls.depth--;
+	rcu_unlock();
+	return NULL;
+}
+
+/* The next instance of the active set that takes the record; NULL ends the write. */
+static __attribute__((noinline)) void *trace_event_next(struct evt_trace_event_buffer *fb,
+							void *caller)
 {
 	struct event_active *set = fb->set;
 	pid_t tid = writer_tid(), tgid = writer_tgid();
-	uint8_t depth;
 
 	if (unlikely(!wtls.comm_saved))
 		writer_save_comm(tid);
@@ -158,6 +196,7 @@ static void *trace_event_next(struct evt_trace_event_buffer *fb, void *caller)
 		struct trigger_list *tl = trigger_list_rcu(file);
 		struct evt_ring_buffer_event *rbe = NULL;
 		struct evt_trace_entry *ent;
+		unsigned int cpu;
 
 		/* Triggers without a filter run before anything, record or not (the
 		 * kernel's trace_trigger_soft_disabled()); those with one need it. */
@@ -173,33 +212,75 @@ static void *trace_event_next(struct evt_trace_event_buffer *fb, void *caller)
 		if (unlikely(rcu_deref(inst->pids) != NULL) &&
 		    !instance_pid_allowed_rcu(inst, tid, tgid))
 			continue;
-		rbe = evt_ring_buffer_lock_reserve(instance_live_rb(inst), fb->len);
+		rbe = rb_lock_reserve_cpu(instance_live_rb(inst), FB_LEN(fb), &cpu);
 		if (unlikely(!rbe))
 			goto scratch;
-		ent = evt_ring_buffer_event_data(rbe);
+		ent = rb_own_event_data(rbe);
+		fb->len = FB_PACK(FB_LEN(fb), cpu);
 		goto fill;
 scratch:
 		/* No record in the buffer, but filtered triggers want one: the thread's
 		 * scratch record (the kernel's temp_buffer). */
-		if (likely(!tl) || fb->len > sizeof(trigger_scratch[0]) ||
+		if (likely(!tl) || FB_LEN(fb) > sizeof(trigger_scratch[0]) ||
 		    wtls.depth > SCRATCH_LEVELS)
 			continue;
 		ent = (struct evt_trace_entry *)(void *)trigger_scratch[wtls.depth - 1];
+		fb->len = FB_PACK(FB_LEN(fb), RB_CPU_NONE);
 fill:
-		depth = (uint8_t)(wtls.depth - wtls.nest);
-		ent->common_type = (uint16_t)file->event->id;
-		ent->common_flags = depth > 1 ? EVT_TRACE_FLAG_HARDIRQ : 0;
-		ent->common_preempt_count = (uint8_t)(depth - 1);
-		ent->common_pid = tid;
-		ent->common_tgid = tgid;
+		writer_fill_common(ent, file->event, tid, tgid);
 		fb->rbe = rbe;
 		fb->file = file;
 		fb->entry = ent;
 		return ent;
 	}
-	wtls.depth--;
-	rcu_unlock();
-	return NULL;
+	return trace_event_end();
+}
+
+/*
+ * The fast path of the first instance: the only one, with no trigger, not
+ * soft-disabled, tracing on, no pid list, the thread's ids known, and the
+ * ring buffer's common case (rb_lock_reserve_try()). It makes the same tests
+ * as trace_event_next() in the same order, so taking it changes nothing but
+ * the cost. NULL: take the general path (from the start; nothing was
+ * reserved, nothing counted).
+ */
+static inline void *trace_event_first(struct evt_trace_event_buffer *fb, struct event_active *set,
+				      uint32_t len)
+{
+	struct trace_event_file *file;
+	struct evt_ring_buffer_event *rbe;
+	struct evt_trace_entry *ent;
+	struct evt_instance *inst;
+	pid_t tid = wtls.tid;
+	unsigned int cpu;
+
+	pid_t tgid = ld_relaxed(&cached_tgid);
+
+	if (unlikely(set->nr != 1 || !tid || !tgid || !wtls.comm_saved))
+		return NULL;
+	file = set->files[0];
+	inst = file->inst;
+	/* Acquire loads (trigger_list_rcu, rcu_deref): pair with the updaters' publish. */
+	if (unlikely(trigger_list_rcu(file) != NULL ||
+		     (ld_relaxed(&file->flags) & EVT_FILE_SOFT_DISABLED) ||
+		     !ld_relaxed(&inst->tracing_on) || rcu_deref(inst->pids) != NULL))
+		return NULL;
+	/*
+	 * instance_live_rb(): acquire, a buffer a snapshot swapped in is complete.
+	 * The reservation's common case only, with no call (everything above stays
+	 * in registers); anything else goes the general way, from the start.
+	 */
+	rbe = rb_lock_reserve_try(instance_live_rb(inst), len, &cpu);
+	if (unlikely(!rbe))
+		return NULL;
+	fb->idx = 1;
+	ent = rb_own_event_data(rbe);
+	fb->len = FB_PACK(len, cpu);
+	writer_fill_common(ent, file->event, tid, tgid);
+	fb->rbe = rbe;
+	fb->file = file;
+	fb->entry = ent;
+	return ent;
 }
 
 void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_event_def *def,
@@ -207,6 +288,7 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 {
 	struct event_active *set;
 	struct evt_event *ev;
+	void *ent;
 
 	if (unlikely(len > UINT16_MAX))
 		return NULL;
@@ -215,6 +297,7 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 	if (unlikely(!ev))
 		return NULL;
 	rcu_lock();
+	/* Acquire: the set is complete before we read it (pairs with rcu_publish). */
 	set = rcu_deref(ev->active);
 	if (unlikely(!set)) {
 		rcu_unlock();
@@ -227,6 +310,9 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 	/* The depth before anything else of the write: a signal handler nesting here
 	 * sees it (the compiler must not sink the store past the reserve). */
 	signal_fence();
+	ent = trace_event_first(fb, set, (uint32_t)len);
+	if (likely(ent != NULL))
+		return ent;
 	return trace_event_next(fb, __builtin_return_address(0));
 }
 
@@ -264,14 +350,17 @@ void event_trace_nest_end(bool nested)
 	wtls.nest--;
 }
 
-void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
+/* The general commit: a filter, triggers, a snapshot buffer, the scratch record, more instances. */
+static __attribute__((noinline)) void *trace_event_commit_slow(struct evt_trace_event_buffer *fb,
+							       void *caller)
 {
 	struct trace_event_file *file = fb->file;
-	/* A snapshot may have swapped the buffers since the reservation. */
-	struct evt_ring_buffer *rb = fb->rbe ? instance_rb_of(file->inst, fb->rbe) : NULL;
+	struct evt_instance *inst = file->inst;
 	/* Acquire: the program is complete before we run it (pairs with rcu_publish). */
 	struct filter_prog *prog = rcu_deref(file->filter);
 	struct trigger_list *tl = trigger_list_rcu(file);
+	struct event_active *set = fb->set;
+	struct evt_ring_buffer *rb = NULL;
 	unsigned long fire = 0;
 
 	/* Filtered triggers test the record before it is committed, run after
@@ -280,20 +369,79 @@ void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 		/* hist triggers run in trigger_test: their stack keys start above the caller */
 		void *saved = wtls.caller;
 
-		wtls.caller = __builtin_return_address(0);
-		fire = trigger_test(tl, fb->entry, fb->len);
+		wtls.caller = caller;
+		fire = trigger_test(tl, fb->entry, FB_LEN(fb));
 		wtls.caller = saved;
+	}
+	if (likely(fb->rbe)) {
+		/*
+		 * A snapshot may have swapped the buffers since the reservation:
+		 * instance_rb_of() finds the one holding the record. Without a
+		 * snapshot buffer it is the live one (the same loads, inline).
+		 */
+		rb = instance_live_rb(inst);
+		if (unlikely(ld_relaxed(&inst->snap_bufs[0]) != NULL))
+			rb = instance_rb_of(inst, fb->rbe);
 	}
 	if (unlikely(!fb->rbe)) {
 		/* the scratch record: nothing to commit */
-	} else if (prog && !filter_match(prog, fb->entry, fb->len)) {
-		evt_ring_buffer_discard_commit(rb, fb->rbe);
+	} else if (prog && !filter_match(prog, fb->entry, FB_LEN(fb))) {
+		/* Release: the padding is visible before the count that covers it. */
+		rb_discard_commit_cpu(rb, fb->rbe, FB_CPU(fb));
 	} else {
-		evt_ring_buffer_unlock_commit(rb, fb->rbe);
+		/* Release: the record is visible before the count that covers it. */
+		rb_unlock_commit_cpu(rb, fb->rbe, FB_CPU(fb));
 	}
 	if (unlikely(fire))
-		writer_triggers(tl, fire, __builtin_return_address(0));
-	return trace_event_next(fb, __builtin_return_address(0));
+		writer_triggers(tl, fire, caller);
+	if (likely(fb->idx >= set->nr))
+		return trace_event_end();
+	return trace_event_next(fb, caller);
+}
+
+/* evt_trace_event_commit() of the last instance's record, with a filter and no trigger. */
+static __attribute__((noinline)) void *
+trace_event_commit_filtered(struct evt_trace_event_buffer *fb, struct evt_ring_buffer *rb,
+			    struct filter_prog *prog)
+{
+	if (!filter_match(prog, fb->entry, FB_LEN(fb))) {
+		/* Release: the padding is visible before the count that covers it. */
+		rb_discard_commit_cpu(rb, fb->rbe, FB_CPU(fb));
+	} else {
+		/* Release: the record is visible before the count that covers it. */
+		rb_unlock_commit_cpu(rb, fb->rbe, FB_CPU(fb));
+	}
+	return trace_event_end();
+}
+
+void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
+{
+	struct trace_event_file *file = fb->file;
+	struct event_active *set = fb->set;
+	struct evt_instance *inst = file->inst;
+
+	/*
+	 * The common case, in a few registers and no call: a record in the
+	 * buffer, the last instance, no trigger, no snapshot buffer, and no
+	 * filter (or one, run by a tail call). The same loads and the same commit
+	 * as the general path, which reads everything again when one of them is
+	 * there. Acquire loads (trigger_list_rcu, instance_live_rb, rcu_deref):
+	 * pair with the updaters' publish.
+	 */
+	if (likely(fb->rbe != NULL && fb->idx >= set->nr && trigger_list_rcu(file) == NULL)) {
+		struct evt_ring_buffer *rb = instance_live_rb(inst);
+
+		if (likely(ld_relaxed(&inst->snap_bufs[0]) == NULL)) {
+			struct filter_prog *prog = rcu_deref(file->filter);
+
+			if (unlikely(prog != NULL))
+				return trace_event_commit_filtered(fb, rb, prog);
+			/* Release: the record is visible before the count that covers it. */
+			rb_unlock_commit_cpu(rb, fb->rbe, FB_CPU(fb));
+			return trace_event_end();
+		}
+	}
+	return trace_event_commit_slow(fb, __builtin_return_address(0));
 }
 
 /* trace_marker: an ftrace:print record, "ip" then the text (NUL-terminated). */

@@ -50,42 +50,7 @@
 #include "compat/cpu.h"
 #include "compat/rseq.h"
 #include "ringbuf/rb_internal.h"
-
-/* Returned by the slow path when the state moved under it: start again. */
-#define RB_RETRY ((struct evt_ring_buffer_event *)1)
-
-static inline unsigned int rb_this_cpu(const struct evt_ring_buffer *rb)
-{
-	unsigned int cpu;
-
-#if EVT_HAVE_RSEQ_OPS
-	if (rb->rseq)
-		return evt_rseq_cpu();	/* < nr_cpus: rb->rseq requires it */
-#endif
-	cpu = (unsigned int)evt_cpu_current();
-	if (unlikely(cpu >= (unsigned int)rb->nr_cpus))
-		cpu %= (unsigned int)rb->nr_cpus;
-	return cpu;
-}
-
-/*
- * Compare-and-swap the write state of CPU buffer @cb (index @cpu).
- * rseq mode: only succeeds if this thread is on @cpu for the whole
- * sequence, so all writers of @cb are serialized by the CPU itself.
- * CAS mode: lock cmpxchg16b, a full barrier.
- */
-static inline bool rb_w_cas(const struct evt_ring_buffer *rb, struct rb_cpu_shm *shm,
-			    unsigned int cpu, uint64_t ts, uint64_t pos, uint64_t nts,
-			    uint64_t npos)
-{
-#if EVT_HAVE_RSEQ_OPS
-	if (rb->rseq)
-		return evt_rseq_cmp2_store2(&shm->w.lo, ts, pos, nts, npos, cpu) == 0;
-#endif
-	(void)rb;
-	(void)cpu;
-	return pair_cas(&shm->w, ts, pos, nts, npos);
-}
+#include "ringbuf/rb_writer.h"
 
 #if EVT_HAVE_RSEQ_OPS
 /* Which CPU buffer's pages hold @page? Slow: only for commits after a migration. */
@@ -233,9 +198,9 @@ static __attribute__((noinline)) bool rb_occupant_complete(const struct evt_ring
  * The current page is full: move the write state to the next page.
  * Context: a writer, or a signal handler nested in one. Lock-free.
  */
-static __attribute__((noinline)) struct evt_ring_buffer_event *
-rb_reserve_next_page(struct evt_ring_buffer *rb, unsigned int cpu, uint64_t ts, uint64_t pos,
-		     uint64_t now, uint32_t size)
+struct evt_ring_buffer_event *rb_reserve_next_page(struct evt_ring_buffer *rb, unsigned int cpu,
+						   uint64_t ts, uint64_t pos, uint64_t now,
+						   uint32_t size)
 {
 	struct rb_cpu *cb = &rb->cpus[cpu];
 	struct rb_cpu_shm *shm = cb->shm;
@@ -330,101 +295,12 @@ rb_reserve_next_page(struct evt_ring_buffer *rb, unsigned int cpu, uint64_t ts, 
 	return (struct evt_ring_buffer_event *)ev;
 }
 
-/*
- * @why (may be NULL; constant-folded away for lock_reserve) gets the
- * reason of a NULL: -EBUSY disabled, -ENOBUFS dropped.
- */
-static inline __attribute__((always_inline)) struct evt_ring_buffer_event *
-rb_reserve(struct evt_ring_buffer *rb, uint32_t size, int *why)
-{
-	struct evt_ring_buffer_event *ev;
-	uint64_t ts, pos, now, delta;
-	uint32_t off, ext, clock;
-	struct rb_cpu_shm *shm;
-	struct rb_page *page;
-	unsigned int cpu;
-	unsigned char *p;
-
-	for (;;) {
-		cpu = rb_this_cpu(rb);
-		if (unlikely(cpu >= (unsigned int)rb->nr_cpus)) {
-			/* rseq reported a CPU beyond the buffer's (hotplug): count it */
-			add_relaxed(&rb->cpus[cpu % (unsigned int)rb->nr_cpus].shm->dropped, 1);
-			if (why)
-				*why = -ENOBUFS;
-			return NULL;
-		}
-		shm = rb->cpus[cpu].shm;
-		/* Acquire: pairs with control's CAS that re-enables after a new layout. */
-		pair_load(&shm->w, &ts, &pos);
-		if (unlikely(ts & RB_TS_DISABLED)) {
-			if (why)
-				*why = -EBUSY;
-			return NULL;
-		}
-		clock = ld_relaxed(&rb->clock);
-		now = tclock_read((enum evt_clock_id)clock) & RB_TS_MASK;
-		if (unlikely(now < ts))
-			now = ts;
-		delta = now - ts;
-		off = RB_POS_OFF(pos);
-		ext = (delta > RB_TS_DELTA_MAX && off) ? 8 : 0;
-
-		if (unlikely(off + ext + size > rb->data_size)) {
-			ev = rb_reserve_next_page(rb, cpu, ts, pos, now, size);
-			if (ev == RB_RETRY)
-				continue;
-			if (!ev && why)
-				*why = -ENOBUFS;
-			return ev;
-		}
-		if (!rb_w_cas(rb, shm, cpu, ts, pos, now, pos + ext + size))
-			continue;
-
-		/* The CAS read-from control's last CAS: the layout is current. */
-		{
-			unsigned char *data;
-			uint32_t order;
-
-			rb_cpu_layout(&rb->cpus[cpu], &data, &order);
-			page = rb_cpu_page(rb, data, order, RB_POS_SEQ(pos));
-		}
-		p = page->data + off;
-		if (!off) {
-			/* First entry of the page: it carries the page's time. */
-			page->time_stamp = now;
-			delta = 0;
-		} else if (ext) {
-			uint32_t hdr = EVT_RINGBUF_TYPE_TIME_EXTEND |
-				       (uint32_t)(delta & RB_TS_DELTA_MAX) << 5;
-			uint32_t hi = (uint32_t)(delta >> EVT_RB_TS_DELTA_BITS);
-
-			memcpy(p, &hdr, 4);
-			memcpy(p + 4, &hi, 4);
-			/* The extend is committed at once; the event on its own commit. */
-			rb_commit_bytes(rb, page, 8);
-			p += 8;
-			delta = 0;
-		}
-		rb_write_header(p, size, (uint32_t)delta);
-		return (struct evt_ring_buffer_event *)p;
-	}
-}
-
 struct evt_ring_buffer_event *evt_ring_buffer_lock_reserve(struct evt_ring_buffer *rb,
 							   unsigned long length)
 {
 	if (unlikely(length > rb->max_payload || rb->mapped))
 		return NULL;
-	return rb_reserve(rb, rb_event_size(length), NULL);
-}
-
-/* Total bytes of the entry at @ev (its header was written by us: trusted). */
-static inline uint32_t rb_own_entry_len(const struct evt_ring_buffer_event *ev)
-{
-	if (ev->type_len)
-		return RB_HDR_SIZE + ev->type_len * 4u;
-	return RB_HDR_SIZE + ev->array[0];
+	return rb_reserve(rb, rb_event_size(length), NULL, NULL);
 }
 
 int evt_ring_buffer_unlock_commit(struct evt_ring_buffer *rb,
@@ -440,33 +316,29 @@ int evt_ring_buffer_unlock_commit(struct evt_ring_buffer *rb,
 int evt_ring_buffer_discard_commit(struct evt_ring_buffer *rb,
 				   struct evt_ring_buffer_event *event)
 {
-	uint32_t len = rb_own_entry_len(event);
-	uint32_t hdr = EVT_RINGBUF_TYPE_PADDING | (uint32_t)event->time_delta << 5;
-	uint32_t a0 = len - RB_HDR_SIZE;
-	unsigned char *p = (unsigned char *)event;
-
-	/* Padding keeps the delta: the time chain stays exact for what follows. */
-	memcpy(p, &hdr, 4);
-	memcpy(p + 4, &a0, 4);
-	/* The length was taken before the header became padding: commit all of it. */
-	rb_commit_bytes(rb, (struct rb_page *)((uintptr_t)event & rb->page_mask), len);
+	/* The length is taken before the header becomes padding: all of it is committed. */
+	rb_discard_commit_cpu(rb, event, RB_CPU_NONE);
 	return 0;
 }
 
 int evt_ring_buffer_write(struct evt_ring_buffer *rb, unsigned long length, const void *data)
 {
 	struct evt_ring_buffer_event *ev;
+	unsigned int cpu = RB_CPU_NONE;
 	int why = -ENOBUFS;
 
 	if (unlikely(rb->mapped))
 		return -EPERM;
 	if (unlikely(length > rb->max_payload))
 		return -E2BIG;
-	ev = rb_reserve(rb, rb_event_size(length), &why);
+	ev = rb_reserve(rb, rb_event_size(length), &why, &cpu);
 	if (unlikely(!ev))
 		return why;
-	memcpy(evt_ring_buffer_event_data(ev), data, length);
-	return evt_ring_buffer_unlock_commit(rb, ev);
+	memcpy(rb_own_event_data(ev), data, length);
+	/* Release: the payload is visible before the count that covers it. */
+	rb_commit_on(rb, (struct rb_page *)((uintptr_t)ev & rb->page_mask), rb_own_entry_len(ev),
+		     cpu);
+	return 0;
 }
 
 /* ---- recording on/off ----------------------------------------------------- */

@@ -112,6 +112,22 @@ int rb_scan(const unsigned char *data, uint32_t from, uint32_t limit, bool close
 	int type;
 
 	while (pos < limit) {
+		/*
+		 * The common entry first, inline: a data entry of up to 112 bytes
+		 * (type_len 1..28, its length in the header), checked against the
+		 * room left exactly as rb_entry_parse() checks it. The overwrite
+		 * writer's page switch counts a whole page this way.
+		 */
+		if (likely(limit - pos >= RB_HDR_SIZE)) {
+			uint32_t t = get_u32(data + pos) & 31;
+
+			if (likely(t >= 1 && t <= EVT_RINGBUF_TYPE_DATA_TYPE_LEN_MAX) &&
+			    likely(RB_HDR_SIZE + t * 4 <= limit - pos)) {
+				n++;
+				pos += RB_HDR_SIZE + t * 4;
+				continue;
+			}
+		}
 		type = rb_entry_parse(data + pos, limit - pos, &len);
 		if (type < 0) {
 			*end = pos;

@@ -154,10 +154,26 @@ void trigger_post(const struct trigger_list *tl, unsigned long mask)
 
 		if (!(mask & (1UL << i)))
 			continue;
-		/* As the kernel's *_count_trigger: a command that would change nothing
-		 * does not use up its count. */
-		if (td->cmd->would_fire && !td->cmd->would_fire(td))
+		if (td->cmd->would_fire) {
+			/*
+			 * As the kernel's *_count_trigger: a command that would change
+			 * nothing does not use up its count. The check, the count and the
+			 * change as one: two writers that both saw the old state would use
+			 * two counts for one change. Whoever holds td->firing does it; the
+			 * others skip (the state they would set is being set). Never waits,
+			 * so a signal handler nested in the holder just skips too. The
+			 * first check without it: once the state is set, the usual case,
+			 * no locked instruction. Acquire: the previous holder's change is
+			 * seen by the check under the flag.
+			 */
+			if (!td->cmd->would_fire(td) || xchg_acq_rel(&td->firing, 1))
+				continue;
+			if (td->cmd->would_fire(td) && count_take(td))
+				td->cmd->fire(td);
+			/* Release: our change and count before the next holder's check. */
+			st_release(&td->firing, 0);
 			continue;
+		}
 		if (!count_take(td))
 			continue;
 		if (td->cmd->fire_change) {

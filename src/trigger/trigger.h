@@ -97,6 +97,7 @@ struct trigger_data {
 	struct trace_event_file *file;	 /* the event it is attached to */
 	struct trace_event_file *target; /* enable_event/disable_event */
 	bool enable;
+	uint8_t firing;		   /* a writer is checking/changing state (trigger_post) */
 	bool remove;		   /* parse: this is a '!' removal */
 	void *priv;		   /* the command's (hist: struct hist_trigger) */
 	const char *line;	   /* parse only: all after "name:", filter included */
