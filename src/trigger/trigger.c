@@ -176,14 +176,6 @@ void trigger_post(const struct trigger_list *tl, unsigned long mask)
 		}
 		if (!count_take(td))
 			continue;
-		if (td->cmd->fire_change) {
-			/* Two writers may both have seen would_fire: the one whose change
-			 * did nothing gives its count back (used exactly once per change). */
-			if (!td->cmd->fire_change(td) &&
-			    ld_relaxed(&td->count) != TRIGGER_UNLIMITED)
-				add_relaxed(&td->count, 1); /* relaxed: as count_take's CAS */
-			continue;
-		}
 		td->cmd->fire(td);
 	}
 }
