@@ -299,7 +299,7 @@
 		       __get_dynamic_array_len(item))
 /* The kernel's older form: the length was given to __string_len() already. */
 #define __assign_str_len(item, ...)	__assign_str(item)
-#define __get_bitmask(item)		((unsigned long *)__get_dynamic_array(item))
+#define __get_bitmask(item)		((char *)__get_dynamic_array(item))
 #define __assign_bitmask(item, src, nr_bits)						\
 	__evt_assign_bitmask(__get_dynamic_array(item), __get_dynamic_array_len(item),	\
 			     (src), (nr_bits))
