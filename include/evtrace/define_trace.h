@@ -48,6 +48,9 @@
 #undef DEFINE_EVENT_FN
 #define DEFINE_EVENT_FN(template, call, proto, args, reg, unreg)			\
 	DEFINE_EVENT(template, call, PARAMS(proto), PARAMS(args))
+#undef __EVT_DEFINE_EVENT_FN_COND
+#define __EVT_DEFINE_EVENT_FN_COND(template, call, proto, args, cond, reg, unreg)	\
+	DEFINE_EVENT_FN(template, call, PARAMS(proto), PARAMS(args), reg, unreg)
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -418,6 +421,7 @@
 #undef TRACE_HEADER_MULTI_READ
 #undef DEFINE_EVENT_CONDITION
 #undef DEFINE_EVENT_FN
+#undef __EVT_DEFINE_EVENT_FN_COND
 #undef __EVT_DEFINE_EVENT
 #undef __EVT_TRACE_HEADER
 #undef __EVT_TRACE_INCLUDE

@@ -69,7 +69,9 @@
  * __get_bitmask, __print_flags, __print_symbolic, __print_hex (docs/events.md).
  *
  * TRACE_EVENT_FN(name, proto, args, tstruct, assign, print, reg, unreg) and
- * DEFINE_EVENT_FN(class, name, proto, args, reg, unreg): int reg(void) runs
+ * DEFINE_EVENT_FN(class, name, proto, args, reg, unreg) (TRACE_EVENT_FN_COND(name,
+ * proto, args, cond, tstruct, assign, print, reg, unreg) with a condition too):
+ * int reg(void) runs
  * when the event starts being recorded by some instance, void unreg(void)
  * when no instance records it any more (either may be NULL), under the
  * library's event mutex: they must not enable or disable events. A negative
@@ -224,6 +226,13 @@ static inline void __evt_assign_vstr(char *dst, size_t len, const char *fmt, va_
 	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct),		\
 			    PARAMS(assign), PARAMS(print))				\
 	DEFINE_EVENT_FN(name, name, PARAMS(proto), PARAMS(args), reg, unreg)
+/* Both: a condition at the call site and reg/unreg callbacks. */
+#undef TRACE_EVENT_FN_COND
+#define TRACE_EVENT_FN_COND(name, proto, args, cond, tstruct, assign, print, reg, unreg)	\
+	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct),		\
+			    PARAMS(assign), PARAMS(print))				\
+	__EVT_DEFINE_EVENT_FN_COND(name, name, PARAMS(proto), PARAMS(args), PARAMS(cond),	\
+				   reg, unreg)
 
 /*
  * The declarations: every inclusion of an event header outside the passes
@@ -235,9 +244,12 @@ static inline void __evt_assign_vstr(char *dst, size_t len, const char *fmt, va_
 #undef DEFINE_EVENT_PRINT
 #undef DEFINE_EVENT_CONDITION
 #undef DEFINE_EVENT_FN
+#undef __EVT_DEFINE_EVENT_FN_COND
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)
 #define DEFINE_EVENT_FN(template, name, proto, args, reg, unreg)			\
 	DEFINE_EVENT(template, name, PARAMS(proto), PARAMS(args))
+#define __EVT_DEFINE_EVENT_FN_COND(template, name, proto, args, cond, reg, unreg)	\
+	DEFINE_EVENT_CONDITION(template, name, PARAMS(proto), PARAMS(args), PARAMS(cond))
 #define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)			\
 	__evt_extern uint8_t __evt_key_##name __evt_hidden;				\
 	__evt_extern void __evt_do_trace_##name(proto) __evt_hidden;			\

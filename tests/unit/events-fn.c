@@ -4,7 +4,8 @@
  * first instance starts recording the event (enabled or soft mode), unreg
  * once when the last stops (disable, soft mode off, instance destroyed,
  * the event unregistered); a reg that fails makes the enabling fail with its
- * error and leaves the event off; a NULL unreg is skipped; events without
+ * error and leaves the event off; a NULL unreg is skipped; TRACE_EVENT_FN_COND
+ * keeps its condition; events without
  * callbacks and definitions of ABI 1 (which have none) never call them.
  */
 #include <errno.h>
@@ -66,39 +67,39 @@ int main(void)
 	T_ASSERT(!trace_gaps_fn_enabled());
 	T_ASSERT_EQ(evt_instance_event_soft(a, "evgaps", "gaps_fn", true, false), -EPERM);
 	CALLS(4, 2);
-	/* a glob: the others are enabled and counted, the two with callbacks not */
+	/* a glob: the others are enabled and counted, the three with callbacks not */
 	T_ASSERT_EQ(evt_instance_event_enable(a, "evgaps", NULL, true), 4);
-	CALLS(6, 2);
+	CALLS(7, 2);
 	T_ASSERT_EQ(evt_instance_event_state(a, "evgaps", "gaps_fn"), '0');
 	T_ASSERT_EQ(evt_instance_event_state(a, "evgaps", "gaps_fn2"), '0');
 	T_ASSERT_EQ(evt_instance_event_state(a, "evgaps", "gaps_plain"), '1');
-	T_ASSERT_EQ(evt_instance_event_enable(a, "evgaps", NULL, false), 6);
-	CALLS(6, 2);
+	T_ASSERT_EQ(evt_instance_event_enable(a, "evgaps", NULL, false), 7);
+	CALLS(7, 2);
 	gaps_reg_ret = 0;
 
 	/* DEFINE_EVENT_FN with a NULL unreg; the class's plain event calls nothing */
 	T_ASSERT_EQ(evt_instance_event_enable(a, "evgaps", "gaps_fn2", true), 1);
-	CALLS(7, 2);
+	CALLS(8, 2);
 	T_ASSERT_EQ(evt_instance_event_enable(a, "evgaps", "gaps_fn2", false), 1);
-	CALLS(7, 2);
+	CALLS(8, 2);
 	T_ASSERT_EQ(evt_instance_event_enable(a, "evgaps", "gaps_plain", true), 1);
 	T_ASSERT_EQ(evt_instance_event_enable(a, "evgaps", "gaps_plain", false), 1);
-	CALLS(7, 2);
+	CALLS(8, 2);
 
 	/* destroying the last instance that records it: unreg */
 	T_ASSERT_EQ(evt_instance_event_enable(b, "evgaps", "gaps_fn", true), 1);
-	CALLS(8, 2);
+	CALLS(9, 2);
 	T_ASSERT_OK(evt_instance_destroy(b));
-	CALLS(8, 3);
+	CALLS(9, 3);
 
 	/* unregistering an enabled event (dlclose): unreg; registered again: off, no call */
 	T_ASSERT_EQ(evt_instance_event_enable(a, "evgaps", "gaps_fn", true), 1);
-	CALLS(9, 3);
+	CALLS(10, 3);
 	evt_event_unregister(&__evt_def_gaps_fn);
-	CALLS(9, 4);
+	CALLS(10, 4);
 	T_ASSERT(!trace_gaps_fn_enabled());
 	T_ASSERT(evt_event_register(&__evt_def_gaps_fn) >= 32);
-	CALLS(9, 4);
+	CALLS(10, 4);
 	T_ASSERT_EQ(evt_instance_event_state(a, "evgaps", "gaps_fn"), '0');
 
 	/* a definition of ABI 1 has no reg/unreg: whatever follows is not read */
@@ -119,11 +120,19 @@ int main(void)
 		T_ASSERT_EQ(abi1_key, 1);
 		T_ASSERT_EQ(evt_instance_event_enable(a, "evgaps", "gaps_abi1", false), 1);
 		evt_event_unregister(&d);
-		CALLS(9, 4);
+		CALLS(10, 4);
 		d.abi = 3;
 		T_ASSERT_EQ(evt_event_register(&d), -EINVAL);
 	}
+	/* TRACE_EVENT_FN_COND: the callbacks and the call site's condition */
+	T_ASSERT_EQ(evt_instance_event_enable(a, "evgaps", "gaps_fn_cond", true), 1);
+	CALLS(11, 4);
+	trace_gaps_fn_cond(-5);
+	trace_gaps_fn_cond(5);
+	text = t_trace_text(a, -1);
+	T_ASSERT(strstr(text, "gaps_fn_cond: v=5"));
+	T_ASSERT(!strstr(text, "gaps_fn_cond: v=-5"));
 	T_ASSERT_OK(evt_instance_destroy(a));
-	CALLS(9, 4);
+	CALLS(11, 5);
 	return T_PASS;
 }

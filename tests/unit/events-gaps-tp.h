@@ -85,6 +85,20 @@ TRACE_EVENT_FN(gaps_fn,
 	gaps_fn_reg, gaps_fn_unreg
 );
 
+TRACE_EVENT_FN_COND(gaps_fn_cond,
+	TP_PROTO(int v),
+	TP_ARGS(v),
+	TP_CONDITION(v > 0),
+	TP_STRUCT__entry(
+		__field(int, v)
+	),
+	TP_fast_assign(
+		__entry->v = v;
+	),
+	TP_printk("v=%d", __entry->v),
+	gaps_fn_reg, gaps_fn_unreg
+);
+
 DECLARE_EVENT_CLASS(gaps_cls,
 	TP_PROTO(int v),
 	TP_ARGS(v),
