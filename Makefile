@@ -56,6 +56,8 @@ fuzz: deps
 # writes the file itself, with evt_tracedat_write_file(); then: evtrace record -o FILE -- PROG.)
 DEMO_DAT = $(BUILD)/events-demo.dat
 DEMO_JSON = $(BUILD)/events-demo.json
+REC_DAT = $(BUILD)/record-demo.dat
+REC_JSON = $(BUILD)/record-demo.json
 demo: build
 	@set -e; for d in rb-demo events-demo latency-demo; do \
 		if [ ! -x $(BUILD)/examples/$$d ]; then \
@@ -72,15 +74,21 @@ demo: build
 	echo "== $(BUILD)/tools/evtrace export -o $(DEMO_JSON) $(DEMO_DAT)"; \
 	$(BUILD)/tools/evtrace export -o $(DEMO_JSON) $(DEMO_DAT); \
 	head -c 300 $(DEMO_JSON); echo " ..."; \
+	echo "== $(BUILD)/tools/evtrace record -e 'recdemo:*' -o $(REC_DAT) -- examples/record-demo"; \
+	$(BUILD)/tools/evtrace record -e 'recdemo:*' -o $(REC_DAT) -- \
+		$(BUILD)/examples/record-demo -t 4 -n 50; \
+	$(BUILD)/tools/evtrace report $(REC_DAT) > $(REC_DAT).txt; \
+	head -n 6 $(REC_DAT).txt; rm -f $(REC_DAT).txt; \
+	$(BUILD)/tools/evtrace export -o $(REC_JSON) $(REC_DAT); \
 	echo "== $(BUILD)/examples/latency-demo (examples/latency-demo.c): an onmatch() latency histogram"; \
 	$(BUILD)/examples/latency-demo; \
 	echo; \
-	echo "To look at the trace:"; \
-	printf '  %-50s %s\n' "$(BUILD)/tools/evtrace report $(DEMO_DAT)" \
+	echo "To look at the traces ($(REC_DAT), recorded from outside; $(DEMO_DAT), written in-process):"; \
+	printf '  %-50s %s\n' "$(BUILD)/tools/evtrace report $(REC_DAT)" \
 		"# all of it, in the kernel's trace layout" \
-		"trace-cmd report $(DEMO_DAT)" "# the same, by trace-cmd (apt install trace-cmd)" \
-		"kernelshark $(DEMO_DAT)" "# the timeline (apt install kernelshark)"; \
-	echo "  Perfetto: https://ui.perfetto.dev, 'Open trace file', $(DEMO_JSON)"; \
+		"trace-cmd report $(REC_DAT)" "# the same, by trace-cmd (apt install trace-cmd)" \
+		"kernelshark $(REC_DAT)" "# the timeline (apt install kernelshark)"; \
+	echo "  Perfetto: https://ui.perfetto.dev, 'Open trace file', $(REC_JSON) or $(DEMO_JSON)"; \
 	echo "  (or chrome://tracing, Load)"
 
 # Release (-O2 -DNDEBUG) in $(BUILD)-bench/; each benchmark prints its configuration and figures.
@@ -119,7 +127,7 @@ clean:
 
 help:
 	@echo "make                 library, tests, examples, benchmarks in $(BUILD)/"
-	@echo "make demo            build, then run $(BUILD)/examples/rb-demo and events-demo"
+	@echo "make demo            build, run examples/rb-demo and events-demo, record record-demo"
 	@echo "make check           every stage: default build, ASan+UBSan, TSan, libFuzzer"
 	@echo "                     (as root, installs missing Debian packages first: make deps)"
 	@echo "make check-stress    stress tests long: STRESS_SECONDS=60 LOOPS=1"

@@ -9,6 +9,18 @@ if(TARGET evtrace-cli)
 			add_dependencies(unit-${name} evtrace-cli)
 			target_compile_definitions(unit-${name} PRIVATE
 				EVT_TOOL="$<TARGET_FILE:evtrace-cli>")
+			# the record tests also run examples/record-demo
+			if(TARGET example-record-demo)
+				add_dependencies(unit-${name} example-record-demo)
+				target_compile_definitions(unit-${name} PRIVATE
+					EVT_RECORD_DEMO="$<TARGET_FILE:example-record-demo>")
+			endif()
 		endif()
 	endforeach()
+endif()
+# bench/record runs the command too (never from ctest).
+if(TARGET evtrace-cli AND TARGET bench-record)
+	add_dependencies(bench-record evtrace-cli)
+	target_compile_definitions(bench-record PRIVATE EVT_TOOL="$<TARGET_FILE:evtrace-cli>")
+	target_include_directories(bench-record PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit)
 endif()

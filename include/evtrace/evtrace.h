@@ -19,5 +19,6 @@
 #include <evtrace/synth.h>
 #include <evtrace/tracefs.h>
 #include <evtrace/tracedat.h>
+#include <evtrace/control.h>
 
 #endif /* EVTRACE_EVTRACE_H */

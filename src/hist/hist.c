@@ -11,6 +11,21 @@
  * hist_data is freed when the last trigger using it is freed (after a grace
  * period: refs is atomic); the list of named hist_data is event_mutex's.
  *
+ * Variables (name=expr) live in the map's elements (tmap vars with a "set"
+ * flag); a $reference to another histogram's variable is a var_ref holding
+ * a reference on that hist_data (it stays allocated) and counted in its
+ * ref_users (event_mutex: the owner cannot be removed, -EBUSY). Histograms
+ * with variables are on vars_list (event_mutex), where references are
+ * resolved at parse time. Actions (onmatch/onmax/onchange) are parsed with
+ * the histogram and hold a reference on their synthetic event.
+ *
+ * A hit (hist_fire_rec, writer context, no lock, no allocation): the key
+ * (one numeric value, or a compound key in a per-thread pad); the other
+ * histograms' variables it reads, looked up with that key (one missing: the
+ * hit is skipped, as the kernel's); the element (tracing_map insert); the
+ * sums, then the variables; then the actions with this histogram's own
+ * variables.
+ *
  * Writers read hist_data fields that never change after the trigger was
  * published, the map pointer with rcu_deref (a `clear` publishes a new map
  * and frees the old one after a grace period), the paused flag relaxed.
@@ -70,6 +85,7 @@ enum hf_src {
 	SRC_EXPR,  /* lhs op rhs, or -(lhs) */
 	SRC_REF,   /* a variable's value, resolved before the hit ($name) */
 	SRC_STACK, /* the stack above the traced call (a key of 16 addresses) */
+	SRC_COMM,  /* the writing thread's name (common_comm) */
 };
 
 enum {
@@ -122,7 +138,8 @@ enum {
 };
 enum {
 	A_TRACE = 1,
-	A_SAVE
+	A_SAVE,
+	A_SNAPSHOT
 };
 
 /* An onmatch()/onmax()/onchange() handler and its action (histogram.rst 2.2.3). */
@@ -139,6 +156,12 @@ struct hist_action {
 	unsigned int n_params;
 	char *params[SYNTH_FIELDS_MAX];
 	struct hist_field pv[SYNTH_FIELDS_MAX]; /* the params' values */
+	/* snapshot(): the kernel's track_data, the value and key of the last snapshot */
+	uint64_t snap_val;  /* atomic: the largest (onmax) / last (onchange) value seen */
+	uint8_t snap_busy;  /* atomic try-lock of snap_key (a writer skips when held) */
+	uint8_t snap_taken; /* atomic */
+	unsigned char snap_key[HIST_KEY_MAX];
+	char snap_comm[TMAP_COMM_LEN];
 };
 
 struct hist_data {
@@ -185,6 +208,7 @@ struct hist_data {
 	struct hist_data *next_var; /* the histograms with variables (event_mutex) */
 	unsigned int ref_users;	    /* registered histograms referencing ours (event_mutex) */
 	bool owners_held;	    /* a reference on each vrefs[].owner is ours */
+	unsigned int snap_refs;	    /* snapshot buffer references taken (event_mutex) */
 };
 
 struct hist_trigger {
@@ -288,6 +312,17 @@ static void string_copy(const struct hist_field *f, char *dst, size_t size,
 	size_t off = f->offset, n = 0, max;
 	uint32_t loc;
 
+	if (f->src == SRC_COMM) {
+		/* current->comm: the thread's name (prctl is async-signal-safe) */
+		char comm[TMAP_COMM_LEN + 1] = "";
+
+		prctl(PR_GET_NAME, comm);
+		comm[TMAP_COMM_LEN] = '\0';
+		n = strnlen(comm, size - 1);
+		memcpy(dst, comm, n);
+		dst[n] = '\0';
+		return;
+	}
 	if (f->src == SRC_STR) {
 		max = f->fsize;
 	} else {
@@ -372,6 +407,35 @@ static void action_trace(const struct hist_data *hd, const struct hist_action *a
 	synth_event_trace_vals(a->se, vals, a->n_params);
 }
 
+/*
+ * snapshot(): swap the instance's buffers when @v beats the value of the last
+ * snapshot (the kernel's cond_snapshot_update(), without its max_lock: the
+ * key is kept under a try-lock a racing writer skips).
+ */
+static void action_snapshot(const struct hist_data *hd, struct hist_action *a, struct tmap_elt *elt,
+			    unsigned int key_size, uint64_t v)
+{
+	uint64_t cur = ld_relaxed(&a->snap_val);
+	uint8_t free_ = 0;
+
+	do {
+		if (a->handler == H_ONMAX ? v <= cur : v == cur)
+			return;
+		/* Relaxed: the value orders nothing; the CAS decides which hit snapshots. */
+	} while (!__atomic_compare_exchange_n(&a->snap_val, &cur, v, false, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	instance_snapshot_swap(hd->file->inst);
+	/* Acquire: the key area is ours until the release below. */
+	if (__atomic_compare_exchange_n(&a->snap_busy, &free_, 1, false, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED)) {
+		memcpy(a->snap_key, elt->key, key_size);
+		memcpy(a->snap_comm, elt->comm, TMAP_COMM_LEN);
+		st_relaxed(&a->snap_taken, 1);
+		/* Release: the key before the lock is free (the reader's acquire). */
+		st_release(&a->snap_busy, 0);
+	}
+}
+
 static void run_actions(const struct hist_data *hd, struct tmap *map, struct tmap_elt *elt,
 			const unsigned char *rec, size_t len, const uint64_t *refv)
 {
@@ -389,6 +453,10 @@ static void run_actions(const struct hist_data *hd, struct tmap *map, struct tma
 			continue;
 		/* as the kernel's: check and save are not one step (racing hits may mix) */
 		tmap_set_var(elt, map->n_vars, a->track_var, v);
+		if (a->action == A_SNAPSHOT) {
+			action_snapshot(hd, (struct hist_action *)a, elt, map->key_size, v);
+			continue;
+		}
 		if (a->action == A_TRACE) {
 			action_trace(hd, a, rec, len, refv);
 			continue;
@@ -830,6 +898,12 @@ static int parse_one(struct trigger_data *td, struct hist_data *hd, struct hist_
 		f->src = SRC_CPU;
 		f->name = "common_cpu";
 		f->type = "unsigned int";
+	} else if (!strcmp(str, "common_comm") ||
+		   ((!strcmp(str, "comm") || !strcmp(str, "COMM")) && !find_field(ev, str))) {
+		flags |= HF_STRING;
+		f->src = SRC_COMM;
+		f->name = "common_comm";
+		f->type = "char[]";
 	} else if (!strcmp(str, "hitcount")) {
 		flags |= HF_HITCOUNT;
 		f->src = SRC_ONE;
@@ -1465,8 +1539,19 @@ static int action_parse(struct trigger_data *td, struct hist_action *a, char *st
 		a->action = A_SAVE;
 		return action_params(td, a, params);
 	}
-	if (!strncmp(name, "snapshot", 8))
-		return -EINVAL; /* no snapshot action (docs/hist.md) */
+	if (!strncmp(name, "snapshot", 8)) {
+		params = strsep(&str, ")");
+		if (!str) {
+			trigger_err(td, "No closing paren found", errpos(td, params));
+			return -EINVAL;
+		}
+		if (a->handler == H_ONMATCH) {
+			trigger_err(td, "Handler doesn't support action", errpos(td, name));
+			return -EINVAL;
+		}
+		a->action = A_SNAPSHOT;
+		return 0;
+	}
 	params = strsep(&str, ")");
 	a->trace_kw = !strncmp(name, "trace", 5);
 	a->action = A_TRACE;
@@ -1627,6 +1712,8 @@ static int create_actions(struct trigger_data *td, struct hist_data *hd)
 			a->track_ref = (unsigned int)ret;
 			a->track_var = hd->n_map_vars++;
 		}
+		if (a->action == A_SNAPSHOT)
+			continue; /* the snapshot buffer: at registration */
 		if (a->action == A_SAVE) {
 			if (saved) {
 				trigger_err(td, "Can't have more than one save() action per hist",
@@ -2193,6 +2280,13 @@ static int hist_reg(struct trigger_data *td)
 	}
 	hd->owners_held = true;
 	ht->registered = true;
+	for (unsigned int n = 0; n < hd->n_actions; n++) {
+		if (hd->actions[n]->action != A_SNAPSHOT)
+			continue;
+		/* the snapshot buffer exists while the action does (as a snapshot trigger) */
+		if (instance_snapshot_get_locked(td->file->inst) == 0)
+			hd->snap_refs++;
+	}
 	return 0;
 }
 
@@ -2206,6 +2300,8 @@ static void hist_unreg(struct trigger_data *td)
 	ht->registered = false;
 	if (--hd->users)
 		return;
+	for (; hd->snap_refs; hd->snap_refs--)
+		instance_snapshot_put_locked(hd->file->inst);
 	for (unsigned int i = 0; i < hd->n_refs; i++)
 		if (hd->vrefs[i].owner)
 			hd->vrefs[i].owner->ref_users--;
@@ -2611,7 +2707,7 @@ static void print_actions(struct text *t, const struct hist_data *hd, struct tma
 		const struct hist_action *a = hd->actions[n];
 		uint64_t v = 0;
 
-		if (a->handler == H_ONMATCH)
+		if (a->handler == H_ONMATCH || a->action == A_SNAPSHOT)
 			continue;
 		tmap_get_var(elt, map->n_vars, a->track_var, false, &v);
 		text_add(t, "\n\t%s: %10llu", a->handler == H_ONMAX ? "max" : "changed",
@@ -2633,6 +2729,36 @@ static void print_actions(struct text *t, const struct hist_data *hd, struct tma
 				text_add(t, "  %s: %10llu", a->params[i], (unsigned long long)v);
 			}
 		}
+	}
+}
+
+/* the kernel's track_data_snapshot_print(): the key of the last snapshot taken */
+static void print_snapshot(struct text *t, const struct hist_data *hd)
+{
+	for (unsigned int n = 0; n < hd->n_actions; n++) {
+		struct hist_action *a = hd->actions[n];
+		unsigned char key[HIST_KEY_MAX];
+		struct tmap_elt e = { .key = key };
+		uint8_t free_ = 0;
+
+		if (a->action != A_SNAPSHOT || !ld_relaxed(&a->snap_taken))
+			continue;
+		/* Acquire: the writer's key copy is complete (its release); writers only
+		 * try this lock, a reader waits the few stores they hold it for. */
+		while (!__atomic_compare_exchange_n(&a->snap_busy, &free_, 1, false,
+						    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			free_ = 0;
+		memcpy(key, a->snap_key, sizeof(key));
+		memcpy(e.comm, a->snap_comm, TMAP_COMM_LEN);
+		/* Release: we are done with the key. */
+		st_release(&a->snap_busy, 0);
+		text_add(t, "\nSnapshot taken (see tracing/snapshot).  Details:\n");
+		text_add(t, "\ttriggering value { %s(%s) }: %10llu",
+			 a->handler == H_ONMAX ? "onmax" : "onchange", a->var_str,
+			 (unsigned long long)ld_relaxed(&a->snap_val));
+		text_add(t, "\ttriggered by event with key: ");
+		print_key(t, hd, &e);
+		text_add(t, "\n");
 	}
 }
 
@@ -2688,6 +2814,7 @@ static void hist_table(struct text *t, const struct trigger_data *td, unsigned i
 			text_add(t, "\n");
 		}
 		free(c.v);
+		print_snapshot(t, hd);
 	}
 	text_add(t, "\nTotals:\n    Hits: %llu\n    Entries: %u\n    Dropped: %llu\n",
 		 (unsigned long long)hits, c.n, (unsigned long long)(map ? tmap_drops(map) : 0));

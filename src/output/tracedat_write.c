@@ -145,56 +145,101 @@ static int format_text(const struct ev_name *e, char **buf, size_t *bufsize)
 	}
 }
 
-/*
- * The ftrace formats (u32 count, then u64 length + text each), then the
- * systems (u32 count; per system its name, u32 count, formats). The list
- * is in (system, name) order, so a system's events are adjacent.
- */
-static int write_formats(struct obuf *b)
+static void free_formats(struct tracedat_format *fmts, size_t nr)
 {
+	for (size_t i = 0; fmts && i < nr; i++) {
+		free((char *)fmts[i].system);
+		free((char *)fmts[i].text);
+	}
+	free(fmts);
+}
+
+/* Every registered event's `format` text, in (system, name) order. */
+static int collect_formats(struct tracedat_format **fmtsp, size_t *nrp)
+{
+	struct tracedat_format *fmts = NULL;
 	struct ev_list l = { 0 };
-	size_t bufsize = 0, count_pos = 0;
-	uint32_t nev = 0, nsys = 0;
-	const char *sys = NULL;
+	size_t bufsize = 0, nr = 0;
 	char *buf = NULL;
 	int ret;
 
 	ret = evt_event_foreach(NULL, NULL, list_one, &l);
-	if (ret)
-		goto out;
+	if (!ret && l.n) {
+		fmts = calloc(l.n, sizeof(*fmts));
+		if (!fmts)
+			ret = -ENOMEM;
+	}
+	for (size_t i = 0; !ret && i < l.n; i++) {
+		int n = format_text(&l.v[i], &buf, &bufsize);
+
+		if (n == -ENOENT)	/* unregistered meanwhile */
+			continue;
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		fmts[nr].text = malloc((size_t)n + 1);
+		if (!fmts[nr].text) {
+			ret = -ENOMEM;
+			break;
+		}
+		memcpy((char *)fmts[nr].text, buf, (size_t)n + 1);
+		fmts[nr].len = (size_t)n;
+		fmts[nr].system = l.v[i].system;	/* moved: not freed below */
+		l.v[i].system = NULL;
+		nr++;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		free(l.v[i].system);
+		free(l.v[i].name);
+	}
+	free(l.v);
+	free(buf);
+	if (ret) {
+		free_formats(fmts, nr);
+		return ret;
+	}
+	*fmtsp = fmts;
+	*nrp = nr;
+	return 0;
+}
+
+/*
+ * The ftrace formats (u32 count, then u64 length + text each), then the
+ * systems (u32 count; per system its name, u32 count, formats). Formats of
+ * one system must be adjacent in @fmts.
+ */
+static void write_formats(struct obuf *b, const struct tracedat_format *fmts, size_t nr)
+{
+	size_t count_pos = 0;
+	uint32_t nev = 0, nsys = 0;
+	const char *sys = NULL;
+
 	for (int pass = 0; pass < 2; pass++) {
 		size_t pos = b->len;
 
 		nev = 0;
 		ob_u32(b, 0);
-		for (size_t i = 0; i < l.n && !b->err; i++) {
-			bool is_ftrace = !strcmp(l.v[i].system, "ftrace");
-			int n;
+		for (size_t i = 0; i < nr && !b->err; i++) {
+			bool is_ftrace = !strcmp(fmts[i].system, "ftrace");
 
 			if (is_ftrace != (pass == 0))
 				continue;
-			n = format_text(&l.v[i], &buf, &bufsize);
-			if (n == -ENOENT)	/* unregistered meanwhile */
-				continue;
-			if (n < 0) {
-				ret = n;
-				goto out;
-			}
-			if (pass == 1 && (!sys || strcmp(sys, l.v[i].system))) {
+			if (pass == 1 && (!sys || strcmp(sys, fmts[i].system))) {
 				if (sys)
 					memcpy(b->p + count_pos, &nev, sizeof(nev));
-				sys = l.v[i].system;
+				sys = fmts[i].system;
 				ob_str0(b, sys);
 				count_pos = b->len;
 				ob_u32(b, 0);
 				nev = 0;
 				nsys++;
 			}
-			ob_text64(b, buf, (size_t)n);
+			ob_text64(b, fmts[i].text, fmts[i].len);
 			nev++;
 		}
 		if (b->err)
-			break;
+			return;
 		if (pass == 0) {
 			memcpy(b->p + pos, &nev, sizeof(nev));
 		} else {
@@ -203,14 +248,6 @@ static int write_formats(struct obuf *b)
 			memcpy(b->p + pos, &nsys, sizeof(nsys));
 		}
 	}
-out:
-	for (size_t i = 0; i < l.n; i++) {
-		free(l.v[i].system);
-		free(l.v[i].name);
-	}
-	free(l.v);
-	free(buf);
-	return ret ? ret : b->err;
 }
 
 /* --- texts ---------------------------------------------------------------------------- */
@@ -329,17 +366,126 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-long long evt_tracedat_write(struct evt_instance *inst, int fd, unsigned int flags)
+int tracedat_header(const struct tracedat_desc *d, unsigned char **out, size_t *lenp)
 {
-	struct obuf hdr = { 0 }, *cpus = NULL;
-	struct evt_ring_buffer *rb;
-	const char *clock;
-	char hp[256], *cmdlines = NULL, clocks[512];
-	int ncpus, n, cmdlen = 0, ret;
-	unsigned int psize;
+	struct obuf hdr = { 0 };
+	char hp[256], clocks[512];
 	size_t table_pos;
 	uint64_t off;
 	bool named;
+	int n;
+
+	if (!d || !out || !lenp || d->nr_cpus <= 0 || d->page_size < 256 || !d->cpu_bytes ||
+	    (d->nr_formats && !d->formats))
+		return -EINVAL;
+
+	/* magic, version, byte order, long size, page size */
+	ob_put(&hdr, "\x17\x08\x44tracing", 10);
+	ob_str0(&hdr, "6");
+	{
+		uint16_t one = 1;
+		unsigned char be = *(unsigned char *)&one == 0;
+
+		ob_put(&hdr, &be, 1);
+	}
+	ob_put(&hdr, &(unsigned char){ 8 }, 1);
+	ob_u32(&hdr, d->page_size);
+
+	/* header_page: the page header as tracefs shows it (one-token types!) */
+	n = snprintf(hp, sizeof(hp),
+		     "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		     "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		     "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+		     "\tfield: char data;\toffset:16;\tsize:%u;\tsigned:0;\n",
+		     d->page_size - EVT_RB_PAGE_HDR_SIZE);
+	ob_str0(&hdr, "header_page");
+	ob_text64(&hdr, hp, (size_t)n);
+	ob_str0(&hdr, "header_event");
+	ob_text64(&hdr, header_event_text, sizeof(header_event_text) - 1);
+
+	write_formats(&hdr, d->formats, d->nr_formats);
+
+	/*
+	 * kallsyms: one symbol, so that trace-cmd prints trace_marker records
+	 * (ftrace:print, ip EVENT_PRINT_IP) as the kernel's: "tracing_mark_write: ...".
+	 */
+	ob_u32(&hdr, sizeof(kallsyms_text) - 1);
+	ob_put(&hdr, kallsyms_text, sizeof(kallsyms_text) - 1);
+	ob_u32(&hdr, 0);	/* printk formats */
+	ob_text64(&hdr, d->cmdlines ? d->cmdlines : "", d->cmdlines ? d->cmdlines_len : 0);
+	ob_u32(&hdr, (uint32_t)d->nr_cpus);
+
+	/*
+	 * Options. TRACECLOCK only for clocks trace-cmd shows as seconds: a
+	 * nanosecond clock it does not know (boot) would print raw numbers,
+	 * and without the option it prints seconds, as our `trace` does.
+	 * Counting clocks (counter, x86-tsc) are named, so they print raw.
+	 */
+	{
+		const char *clock = d->clock && *d->clock ? d->clock : "local";
+		size_t cl = d->clock_list ? strlen(d->clock_list) : 0;
+
+		if (cl && cl < sizeof(clocks)) {
+			memcpy(clocks, d->clock_list, cl + 1);
+			n = (int)cl;
+		} else {
+			n = snprintf(clocks, sizeof(clocks), "[%s]\n", clock);
+		}
+		named = tracedat_clock_is_secs(clock) ||
+			(evt_clock_by_name(clock) >= 0 && !evt_clock_is_ns(evt_clock_by_name(clock)));
+	}
+	ob_put(&hdr, "options  ", 10);
+	if (named) {
+		ob_u16(&hdr, TRACEDAT_OPT_TRACECLOCK);
+		ob_u32(&hdr, (uint32_t)n + 1);
+		ob_put(&hdr, clocks, (size_t)n + 1);
+	}
+	ob_u16(&hdr, TRACEDAT_OPT_CPUCOUNT);
+	ob_u32(&hdr, 4);
+	ob_u32(&hdr, (uint32_t)d->nr_cpus);
+	ob_u16(&hdr, 0);	/* end: a bare 0 with no size (v6) */
+
+	ob_put(&hdr, "flyrecord", 10);
+	table_pos = hdr.len;
+	for (int i = 0; i < d->nr_cpus; i++) {
+		ob_u64(&hdr, 0);
+		ob_u64(&hdr, 0);
+	}
+	if (named)
+		ob_text64(&hdr, clocks, (size_t)n);
+	ob_pad(&hdr, d->page_size);
+	if (hdr.err) {
+		free(hdr.p);
+		return hdr.err;
+	}
+
+	/* the pages follow: each CPU's at a multiple of the page size */
+	off = hdr.len;
+	for (int i = 0; i < d->nr_cpus; i++) {
+		uint64_t cpu_off = d->cpu_bytes[i] ? off : 0;
+
+		memcpy(hdr.p + table_pos + 16 * (size_t)i, &cpu_off, 8);
+		memcpy(hdr.p + table_pos + 16 * (size_t)i + 8, &d->cpu_bytes[i], 8);
+		off += d->cpu_bytes[i];
+	}
+	*out = hdr.p;
+	*lenp = hdr.len;
+	return 0;
+}
+
+long long evt_tracedat_write(struct evt_instance *inst, int fd, unsigned int flags)
+{
+	struct tracedat_format *fmts = NULL;
+	struct tracedat_desc d = { 0 };
+	struct obuf *cpus = NULL;
+	struct evt_ring_buffer *rb;
+	unsigned char *hdr = NULL;
+	uint64_t *sizes = NULL;
+	char *cmdlines = NULL, clocks[512];
+	int ncpus, n, cmdlen = 0, ret;
+	size_t nfmts = 0, hlen = 0;
+	unsigned int psize;
+	long long total = 0;
 
 	if (flags || fd < 0)
 		return -EINVAL;
@@ -355,118 +501,53 @@ long long evt_tracedat_write(struct evt_instance *inst, int fd, unsigned int fla
 	if (ncpus <= 0 || psize < 256)
 		return -EINVAL;
 
-	/* magic, version, byte order, long size, page size */
-	ob_put(&hdr, "\x17\x08\x44tracing", 10);
-	ob_str0(&hdr, "6");
-	{
-		uint16_t one = 1;
-		unsigned char be = *(unsigned char *)&one == 0;
-
-		ob_put(&hdr, &be, 1);
-	}
-	ob_put(&hdr, &(unsigned char){ 8 }, 1);
-	ob_u32(&hdr, psize);
-
-	/* header_page: the page header as tracefs shows it (one-token types!) */
-	n = snprintf(hp, sizeof(hp),
-		     "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-		     "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-		     "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-		     "\tfield: char data;\toffset:16;\tsize:%u;\tsigned:0;\n",
-		     psize - EVT_RB_PAGE_HDR_SIZE);
-	ob_str0(&hdr, "header_page");
-	ob_text64(&hdr, hp, (size_t)n);
-	ob_str0(&hdr, "header_event");
-	ob_text64(&hdr, header_event_text, sizeof(header_event_text) - 1);
-
-	ret = write_formats(&hdr);
+	ret = collect_formats(&fmts, &nfmts);
 	if (ret)
 		goto out;
-
-	/*
-	 * kallsyms: one symbol, so that trace-cmd prints trace_marker records
-	 * (ftrace:print, ip EVENT_PRINT_IP) as the kernel's: "tracing_mark_write: ...".
-	 */
-	ob_u32(&hdr, sizeof(kallsyms_text) - 1);
-	ob_put(&hdr, kallsyms_text, sizeof(kallsyms_text) - 1);
-	ob_u32(&hdr, 0);	/* printk formats */
 	cmdlines = grab_text(evt_saved_cmdlines_text, &cmdlen);
-	if (!cmdlines) {
+	cpus = calloc((size_t)ncpus, sizeof(*cpus));
+	sizes = calloc((size_t)ncpus, sizeof(*sizes));
+	if (!cmdlines || !cpus || !sizes) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	ob_text64(&hdr, cmdlines, (size_t)cmdlen);
-	ob_u32(&hdr, (uint32_t)ncpus);
-
-	/*
-	 * Options. TRACECLOCK only for clocks trace-cmd shows as seconds: a
-	 * nanosecond clock it does not know (boot) would print raw numbers,
-	 * and without the option it prints seconds, as our `trace` does.
-	 * Counting clocks (counter, x86-tsc) are named, so they print raw.
-	 */
-	clock = evt_instance_clock(inst);
-	if (!clock)
-		clock = "local";
 	n = evt_instance_clock_list(inst, clocks, sizeof(clocks));
 	if (n < 0 || (size_t)n >= sizeof(clocks))
-		n = snprintf(clocks, sizeof(clocks), "[%s]\n", clock);
-	named = tracedat_clock_is_secs(clock) ||
-	       (evt_clock_by_name(clock) >= 0 && !evt_clock_is_ns(evt_clock_by_name(clock)));
-	ob_put(&hdr, "options  ", 10);
-	if (named) {
-		ob_u16(&hdr, TRACEDAT_OPT_TRACECLOCK);
-		ob_u32(&hdr, (uint32_t)n + 1);
-		ob_put(&hdr, clocks, (size_t)n + 1);
-	}
-	ob_u16(&hdr, TRACEDAT_OPT_CPUCOUNT);
-	ob_u32(&hdr, 4);
-	ob_u32(&hdr, (uint32_t)ncpus);
-	ob_u16(&hdr, 0);	/* end: a bare 0 with no size (v6) */
-
-	ob_put(&hdr, "flyrecord", 10);
-	table_pos = hdr.len;
+		clocks[0] = '\0';
 	for (int i = 0; i < ncpus; i++) {
-		ob_u64(&hdr, 0);
-		ob_u64(&hdr, 0);
-	}
-	if (named)
-		ob_text64(&hdr, clocks, (size_t)n);
-	ob_pad(&hdr, psize);
-	if (hdr.err) {
-		ret = hdr.err;
-		goto out;
-	}
-
-	/* the pages: each CPU's at a multiple of the page size */
-	cpus = calloc((size_t)ncpus, sizeof(*cpus));
-	if (!cpus) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	off = hdr.len;
-	for (int i = 0; i < ncpus; i++) {
-		uint64_t cpu_off;
-
 		ret = read_cpu_pages(rb, i, &cpus[i]);
 		if (ret)
 			goto out;
-		cpu_off = cpus[i].len ? off : 0;
-		memcpy(hdr.p + table_pos + 16 * (size_t)i, &cpu_off, 8);
-		memcpy(hdr.p + table_pos + 16 * (size_t)i + 8, &(uint64_t){ cpus[i].len }, 8);
-		off += cpus[i].len;
+		sizes[i] = cpus[i].len;
 	}
-
-	ret = write_all(fd, hdr.p, hdr.len);
-	for (int i = 0; !ret && i < ncpus; i++)
+	d.page_size = psize;
+	d.nr_cpus = ncpus;
+	d.clock = evt_instance_clock(inst);
+	d.clock_list = clocks;
+	d.formats = fmts;
+	d.nr_formats = nfmts;
+	d.cmdlines = cmdlines;
+	d.cmdlines_len = (size_t)cmdlen;
+	d.cpu_bytes = sizes;
+	ret = tracedat_header(&d, &hdr, &hlen);
+	if (ret)
+		goto out;
+	ret = write_all(fd, hdr, hlen);
+	total = (long long)hlen;
+	for (int i = 0; !ret && i < ncpus; i++) {
 		ret = write_all(fd, cpus[i].p, cpus[i].len);
+		total += (long long)cpus[i].len;
+	}
 out:
 	if (cpus)
 		for (int i = 0; i < ncpus; i++)
 			free(cpus[i].p);
 	free(cpus);
-	free(hdr.p);
+	free(sizes);
+	free(hdr);
 	free(cmdlines);
-	return ret ? ret : (long long)off;
+	free_formats(fmts, nfmts);
+	return ret ? ret : total;
 }
 
 long long evt_tracedat_write_file(struct evt_instance *inst, const char *path, unsigned int flags)

@@ -78,9 +78,14 @@ int trigger_soft_get(struct trace_event_file *file)
 
 	if (!tf)
 		return -ENOMEM;
-	if (tf->soft_ref++ == 0)
-		return event_file_soft_locked(file, true,
-					      !(ld_relaxed(&file->flags) & EVT_FILE_ENABLED));
+	if (tf->soft_ref++ == 0) {
+		int ret = event_file_soft_locked(file, true,
+						 !(ld_relaxed(&file->flags) & EVT_FILE_ENABLED));
+
+		if (ret)
+			tf->soft_ref--; /* not taken */
+		return ret;
+	}
 	return 0;
 }
 
@@ -155,6 +160,14 @@ void trigger_post(const struct trigger_list *tl, unsigned long mask)
 			continue;
 		if (!count_take(td))
 			continue;
+		if (td->cmd->fire_change) {
+			/* Two writers may both have seen would_fire: the one whose change
+			 * did nothing gives its count back (used exactly once per change). */
+			if (!td->cmd->fire_change(td) &&
+			    ld_relaxed(&td->count) != TRIGGER_UNLIMITED)
+				add_relaxed(&td->count, 1); /* relaxed: as count_take's CAS */
+			continue;
+		}
 		td->cmd->fire(td);
 	}
 }
@@ -181,13 +194,20 @@ static int list_publish(struct trace_event_file *file, struct trigger_file *tf,
 	if (nl)
 		for (unsigned int i = 0; i < nl->nr; i++)
 			nl->cond |= nl->td[i]->filter != NULL || nl->td[i]->cmd->fire_rec;
+	/* The event stays on (soft mode) while it has triggers, as the kernel's
+	 * trace_event_trigger_enable_disable(): taken before the first list is
+	 * published, so that a failure leaves nothing published to undo. */
+	if (!old && nl) {
+		int ret = trigger_soft_get(file);
+
+		if (ret) {
+			free(nl);
+			return ret;
+		}
+	}
 	/* Release: the list and its triggers before the pointer (pairs with rcu_deref). */
 	rcu_publish(tf->list, nl);
 	event_gc_free(old);
-	/* The event stays on (soft mode) while it has triggers, as the kernel's
-	 * trace_event_trigger_enable_disable(). */
-	if (!old && nl)
-		return trigger_soft_get(file);
 	if (old && !nl)
 		trigger_soft_put(file);
 	return 0;
@@ -234,7 +254,10 @@ static int trigger_add(struct trace_event_file *file, struct trigger_data *td)
 		for (unsigned int i = 0; i < nr; i++)
 			nl->td[i + 1] = old->td[i];
 	}
-	return list_publish(file, tf, nl);
+	ret = list_publish(file, tf, nl);
+	if (ret && td->cmd->unreg)
+		td->cmd->unreg(td); /* not published: the caller frees it */
+	return ret;
 }
 
 static int trigger_remove(struct trace_event_file *file, struct trigger_data *test)

@@ -39,6 +39,9 @@ struct trigger_list;
  *   would_fire would firing change anything now? Writer context. When not,
  *             the count is not used (as the kernel's *_count_trigger). May be NULL.
  *   fire      run once: writer context, no lock, no allocation, signal safe.
+ *   fire_change instead of fire for commands with would_fire: make the change
+ *             atomically and say whether it changed anything (else the count
+ *             taken for it is given back). Writer context as fire.
  *   print     the name and parameters without the count ("traceon",
  *             "enable_event:sched:sched_wakeup"), snprintf-like. event_mutex held.
  *
@@ -65,6 +68,7 @@ struct trigger_cmd {
 	void (*unreg)(struct trigger_data *td);
 	bool (*would_fire)(const struct trigger_data *td);
 	void (*fire)(struct trigger_data *td);
+	bool (*fire_change)(struct trigger_data *td);
 	int (*print)(const struct trigger_data *td, char *buf, size_t size);
 	void (*fire_rec)(struct trigger_data *td, const void *rec, size_t len);
 	int (*update)(struct trigger_data *td, const struct trigger_list *tl);

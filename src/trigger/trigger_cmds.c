@@ -52,6 +52,19 @@ static void traceoff_fire(struct trigger_data *td)
 	st_relaxed(&td->file->inst->tracing_on, 0);
 }
 
+/* The same, saying whether tracing_on changed (an exchange: two writers cannot both). */
+static bool traceon_change(struct trigger_data *td)
+{
+	/* Relaxed: as traceon_fire; the exchange only tells who changed it. */
+	return !__atomic_exchange_n(&td->file->inst->tracing_on, 1, __ATOMIC_RELAXED);
+}
+
+static bool traceoff_change(struct trigger_data *td)
+{
+	/* Relaxed: as traceoff_fire. */
+	return __atomic_exchange_n(&td->file->inst->tracing_on, 0, __ATOMIC_RELAXED) != 0;
+}
+
 /* "traceon" / "traceoff": the command's name is all there is to print */
 static int onoff_print(const struct trigger_data *td, char *buf, size_t size)
 {
@@ -64,6 +77,7 @@ static const struct trigger_cmd traceon_cmd = {
 	.same = onoff_same,
 	.would_fire = traceon_would,
 	.fire = traceon_fire,
+	.fire_change = traceon_change,
 	.print = onoff_print,
 };
 
@@ -73,6 +87,7 @@ static const struct trigger_cmd traceoff_cmd = {
 	.same = onoff_same,
 	.would_fire = traceoff_would,
 	.fire = traceoff_fire,
+	.fire_change = traceoff_change,
 	.print = onoff_print,
 };
 
@@ -199,6 +214,21 @@ static void enable_fire(struct trigger_data *td)
 		or_relaxed(&td->target->flags, EVT_FILE_SOFT_DISABLED);
 }
 
+/* enable_fire, saying whether the soft-disable bit changed (the old word tells). */
+static bool enable_change(struct trigger_data *td)
+{
+	unsigned int old;
+
+	/* Relaxed: as enable_fire; the fetch only tells who changed the bit. */
+	if (td->enable)
+		old = __atomic_fetch_and(&td->target->flags, ~EVT_FILE_SOFT_DISABLED,
+					 __ATOMIC_RELAXED);
+	else
+		old = __atomic_fetch_or(&td->target->flags, EVT_FILE_SOFT_DISABLED,
+					__ATOMIC_RELAXED);
+	return !!(old & EVT_FILE_SOFT_DISABLED) == td->enable;
+}
+
 static int enable_print(const struct trigger_data *td, char *buf, size_t size)
 {
 	return snprintf(buf, size, "%s:%s:%s", td->cmd->name, td->target->event->system,
@@ -213,6 +243,7 @@ static const struct trigger_cmd enable_event_cmd = {
 	.unreg = enable_unreg,
 	.would_fire = enable_would,
 	.fire = enable_fire,
+	.fire_change = enable_change,
 	.print = enable_print,
 };
 
@@ -224,6 +255,7 @@ static const struct trigger_cmd disable_event_cmd = {
 	.unreg = enable_unreg,
 	.would_fire = enable_would,
 	.fire = enable_fire,
+	.fire_change = enable_change,
 	.print = enable_print,
 };
 

@@ -74,6 +74,15 @@ int main(void)
 	T_ECHO("!hist:keys=common_pid.execname:vals=bytes_req:sort=bytes_req.descending\n",
 	       KMALLOC "trigger");
 
+	/* common_comm: the writing thread's name as a string key */
+	T_ECHO("hist:keys=common_comm:vals=bytes_req\n", KMALLOC "trigger");
+	trace_kmalloc(1, 2, 3, 4, 0);
+	snprintf(want, sizeof(want),
+		 "{ common_comm: %-50s } hitcount:          1  bytes_req:          3\n",
+		 "hist-mod");
+	T_ASSERT(strstr(cat(KMALLOC "hist"), want));
+	T_ECHO("!hist:keys=common_comm:vals=bytes_req\n", KMALLOC "trigger");
+
 	/* common_cpu and common_timestamp */
 	T_ECHO("hist:keys=common_cpu\n", KMALLOC "trigger");
 	T_ECHO("hist:keys=bytes_req:vals=common_timestamp.usecs\n", KMALLOC "trigger");

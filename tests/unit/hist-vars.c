@@ -84,6 +84,21 @@ int main(void)
 	cmd("!hist:keys=next_pid:wakeup_lat=ts-$ts0:onmax($wakeup_lat).save(next_comm,prev_pid)",
 	    SWITCH "trigger");
 
+	/* onmax().snapshot(): the buffers swap when the max grows; the hist file tells */
+	cmd("hist:keys=next_pid:wakeup_lat=ts-$ts0:onmax($wakeup_lat).snapshot()",
+	    SWITCH "trigger");
+	T_ASSERT_STR(cat(SWITCH "trigger"),
+		     "hist:keys=next_pid:vals=hitcount:wakeup_lat=ts-$ts0:sort=hitcount:size=2048:"
+		     "onmax($wakeup_lat).snapshot() [active]\n");
+	T_ASSERT(!strstr(cat(SWITCH "hist"), "Snapshot taken"));
+	trace_sched_waking(50, 120, 100);
+	trace_sched_switch("a", 1, "s", 50, 120, 160); /* 60: a snapshot */
+	trace_sched_waking(50, 120, 200);
+	trace_sched_switch("a", 1, "s", 50, 120, 230); /* 30: none */
+	golden("vars-snapshot", cat(SWITCH "hist"));
+	cmd("!hist:keys=next_pid:wakeup_lat=ts-$ts0:onmax($wakeup_lat).snapshot()",
+	    SWITCH "trigger");
+
 	/* a qualified reference: sys.event.$var (shown as $sys.event.var) */
 	cmd("hist:keys=next_pid:q=ts-hist_test.sched_waking.$ts0:onmax($q).save(prev_pid)",
 	    SWITCH "trigger");

@@ -13,10 +13,21 @@
 /* Declared in evtrace-cmd.h, defined in cmd-<verb>.c: keep both lists sorted. */
 
 static const struct evtrace_cmd commands[] = {
+	{ "cat", cmd_cat, "print files of a traced process's tracing tree" },
 	{ "export", cmd_export, "convert a trace.dat file to Perfetto/Chrome JSON trace events" },
+	{ "hist", cmd_hist, "print the hist files of a traced process's events" },
+	{ "list", cmd_list, "the traced processes and their events" },
+#ifdef EVT_HAVE_FUSE
+	{ "mount", cmd_mount, "show a traced process's tracing tree as files (FUSE)" },
+#endif
+	{ "record", cmd_record, "record a traced process (or a command) into a trace.dat" },
 	{ "relay", cmd_relay, "drain relay channels and GTSC traces: cat, record" },
 	{ "report", cmd_report, "print a trace.dat file in the kernel's trace layout" },
+	{ "reset", cmd_reset, "disable events, filters and triggers; empty the buffer" },
+	{ "show", cmd_cat, "the same as cat" },
+	{ "stat", cmd_stat, "per-CPU entries, overruns, drops and buffer use of a process" },
 	{ "tracepipe", cmd_tracepipe, "read tracepipe channels: list, cat, record" },
+	{ "write", cmd_write, "write a file of a traced process's tree (echo DATA > PATH)" },
 	{ NULL, NULL, NULL },
 };
 

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 struct evtrace_cmd {
 	const char *name;
@@ -22,10 +23,18 @@ struct evtrace_cmd {
 /* Print "evtrace: <msg>" to stderr, printf-style. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+int cmd_cat(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_mount(int argc, char **argv); /* built with libfuse3 only (EVT_HAVE_FUSE) */
+int cmd_record(int argc, char **argv);
 int cmd_relay(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_reset(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
 int cmd_tracepipe(int argc, char **argv);
+int cmd_write(int argc, char **argv);
 
 /*
  * The live line (status.c): "NAME: 12.3 MB/s, 4.5 MB, 1234 records, 0 missed" on stderr,
@@ -64,5 +73,19 @@ int cmd_parse_seconds(const char *arg, double *seconds);
 double cmd_deadline(double seconds);
 int cmd_open_output(const char *path);
 int cmd_write_all(int fd, const void *buf, size_t n);
+
+/*
+ * Talking to traced processes (ctl-util.c; control/ctl_client.h, docs/control.md).
+ * cmd_parse_pid: -p's value; 0 or -1 (message printed).
+ * cmd_ctl_pids: the pids with a live control socket, sorted (*@pids malloc'd); the count.
+ * cmd_ctl_connect: connect to @pid, or with @pid 0 to the only traced process; NULL after a
+ * message saying why not.
+ * cmd_ctl_error: "evtrace: WHAT PATH: strerror", then the process's error text if any.
+ */
+struct ctl_client;
+int cmd_parse_pid(const char *arg, pid_t *pid);
+int cmd_ctl_pids(pid_t **pids);
+struct ctl_client *cmd_ctl_connect(pid_t pid);
+void cmd_ctl_error(const char *what, const char *path, int err, const char *text);
 
 #endif /* EVTRACE_CMD_H */

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * control/ctl_client.h - the client side of the control socket, for the
+ * evtrace command (and its FUSE mount). Not installed, not exported.
+ *
+ * A struct ctl_client is one connection to one traced process
+ * (docs/control.md). Requests on a connection are answered in order, one
+ * at a time: a connection is used by one thread at a time, and while a
+ * stream is open (ctl_stream_open()) only ctl_stream_read() and
+ * ctl_stream_stop() may be called on it. Open several connections for
+ * concurrent work (the server serves each on its own thread).
+ *
+ * Errors: negative errno values; errno is never relied on. -ECONNRESET or
+ * -EPIPE: the process went away (or closed the connection), the client
+ * is unusable and only ctl_close() remains.
+ */
+#ifndef EVT_CONTROL_CTL_CLIENT_H
+#define EVT_CONTROL_CTL_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "control/ctl_proto.h"
+
+struct ctl_client;
+
+/* What the server said when we connected. */
+struct ctl_info {
+	pid_t pid;
+	uid_t uid;
+	unsigned int nr_cpus;
+	char comm[CTL_COMM_MAX];
+};
+
+/* The directory sockets live in ($XDG_RUNTIME_DIR/evtrace, /run/evtrace for root, ...). */
+int ctl_socket_dir(char *buf, size_t len);
+/* The socket of process @pid in that directory. */
+int ctl_socket_path(pid_t pid, char *buf, size_t len);
+
+/*
+ * Connect to process @pid's endpoint (or the socket at @path) and read its
+ * hello. -ENOENT: no endpoint; -ECONNREFUSED: stale socket; -EACCES: the
+ * server refused us (not the owner, not root) or the file system did.
+ */
+int ctl_connect_pid(pid_t pid, struct ctl_client **cp);
+int ctl_connect_path(const char *path, struct ctl_client **cp);
+void ctl_close(struct ctl_client *c);
+const struct ctl_info *ctl_client_info(const struct ctl_client *c);
+/* The socket, for poll(2) (readable: a stream chunk waits). */
+int ctl_client_fd(const struct ctl_client *c);
+
+/*
+ * ctl_read() - a whole file (a snapshot, as one open + read to EOF).
+ * *@bufp: malloc'd, NUL-terminated (not counted), freed by the caller.
+ * Non-blocking: trace_pipe gives what is there now.
+ * Return: bytes read or -errno (the file's read error: -ENOENT, -EACCES...).
+ */
+ssize_t ctl_read(struct ctl_client *c, const char *path, char **bufp);
+/* At most @max bytes from @offset (pread semantics); @max 0 means "all". */
+ssize_t ctl_pread(struct ctl_client *c, const char *path, uint64_t offset, uint64_t max,
+		  char **bufp);
+
+/*
+ * ctl_write() - one write of @len bytes to @path (@flags: CTL_WF_TRUNC is
+ * the shell's '>', CTL_WF_APPEND '>>', 0 a plain write).
+ * @err/@errlen: on failure, the error text the process has for it (the
+ * new error_log entry, or the file's own error display); "" if none.
+ * Return: bytes written or -errno (the write's errno, as write(2) on the
+ * kernel's file gives it).
+ */
+ssize_t ctl_write(struct ctl_client *c, const char *path, const void *data, size_t len,
+		  unsigned int flags, char *err, size_t errlen);
+
+typedef int (*ctl_filldir_t)(void *arg, const char *name, unsigned int mode);
+/* Each entry of directory @path; @fill returning non-zero stops (and is returned). */
+int ctl_readdir(struct ctl_client *c, const char *path, ctl_filldir_t fill, void *arg);
+/* Mode of @path (S_IFDIR/S_IFREG and permissions) or -ENOENT. */
+int ctl_stat(struct ctl_client *c, const char *path, unsigned int *mode);
+int ctl_mkdir(struct ctl_client *c, const char *path);
+int ctl_rmdir(struct ctl_client *c, const char *path);
+
+/*
+ * Streaming reads (trace_pipe, trace_pipe_raw, per_cpu/cpuN/trace_pipe):
+ * ctl_stream_open() starts; ctl_stream_read() blocks for the next bytes
+ * (up to @len; the rest of a chunk is kept for the next call) and returns
+ * 0 when the stream ended (the file's end of file, or after
+ * ctl_stream_stop()), -EAGAIN when @timeout_ms (>= 0) passed without
+ * data. ctl_stream_stop() ends it and drains what was in flight; the
+ * connection is then usable for other requests.
+ */
+int ctl_stream_open(struct ctl_client *c, const char *path);
+ssize_t ctl_stream_read(struct ctl_client *c, void *buf, size_t len, int timeout_ms);
+int ctl_stream_stop(struct ctl_client *c);
+
+/*
+ * ctl_get_buffer() - the ring buffer of instance @instance ("" or NULL:
+ * the top one, else its name) as a memfd for evt_ring_buffer_map().
+ * The connection holds the instance's consumer role until ctl_put_buffer()
+ * or close: a second consumer gets -EBUSY. While a consumer holds a buffer,
+ * the process waits at exit (up to EVTRACE_CONTROL_EXIT_WAIT seconds, see
+ * docs/control.md) until it lets go, so that it can drain what is left.
+ * *@fd: the memfd, the caller's to close. @info may be NULL.
+ */
+int ctl_get_buffer(struct ctl_client *c, const char *instance, int *fd,
+		   struct ctl_bufinfo *info);
+int ctl_put_buffer(struct ctl_client *c);
+
+/* Liveness and state: is the process exiting (waiting for us)? */
+int ctl_ping(struct ctl_client *c, struct ctl_ping *ping);
+
+#endif /* EVT_CONTROL_CTL_CLIENT_H */

@@ -1,0 +1,1249 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cmd-record.c - `evtrace record [-e EVENT]... [-f FILTER] [-T TRIGGER]
+ * [-o FILE] [-p PID]... | -- CMD ARGS`: record traced processes into a
+ * trace.dat file (version 6, the one trace-cmd and `evtrace report` read).
+ * evtrace-record(1).
+ *
+ * How: the command is started with EVTRACE_CONTROL=1 (its library serves
+ * the control socket, docs/control.md) and EVTRACE_EVENTS set to the -e
+ * list (so events are on from their registration), or each process -p is
+ * attached to. Through the socket: the events, filters and triggers are
+ * set, and the ring buffer's memfd is taken (GETBUF) and mapped. The pages
+ * are drained with evt_ring_buffer_read_page() from the mapping, nothing
+ * but control goes through the socket, into one spool file per CPU. At the
+ * end (Ctrl-C, the command's exit, or the process's exit which waits for
+ * us) everything left is drained, the event formats, thread names and
+ * clock are fetched, and the file is written: tracedat_header() then each
+ * CPU's spooled pages.
+ *
+ * Several -p: each process's CPUs become CPUs of their own in the file
+ * (process k's CPU c is CPU base_k + c), so the readers' merge by time
+ * stamp merges the processes. Their event ids differ (each process numbers
+ * its own events): the file gets one table, an event with the same format
+ * text keeps one id, and the records' common_type is rewritten in the
+ * pages where a process's id had to change.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <evtrace/ring_buffer.h>
+
+#include "control/ctl_client.h"
+#include "evtrace-cmd.h"
+#include "output/tracedat_internal.h"
+
+#define REC_MAX_EVENTS 128
+#define REC_MAX_SRC    16
+#define REC_POLL_MS    50
+#define REC_ID_MAX     65536
+
+struct rec_event {
+	char *spec;	  /* as given: sys:name, sys:*, sys, name */
+	char *filter;	  /* -f after it, or NULL */
+	char *trigger[8]; /* -T after it */
+	int ntrig;
+};
+
+struct rec_fmt {
+	char *system, *name, *text;
+	size_t len;
+	unsigned int id; /* the "ID:" of the text */
+};
+
+/* One traced process. */
+struct rec_src {
+	pid_t pid;
+	struct ctl_client *c; /* NULL once the process is gone or done */
+	struct evt_ring_buffer *rb;
+	struct ctl_bufinfo bi;
+	int fd; /* the memfd, -1 */
+	bool done;
+	int *spool; /* per CPU spool file */
+	uint64_t *spool_bytes;
+	/* what the file needs from the process, fetched while it lives */
+	struct rec_fmt *fmts;
+	size_t nfmts;
+	char *cmdlines, *clock_list;
+	uint64_t records, missed;
+	/* undo, when attached */
+	char **undo_path, **undo_data;
+	int nundo;
+	/* merging: the file's id of each of this process's ids (NULL: the same) */
+	uint16_t *idmap;
+};
+
+struct rec {
+	struct rec_event ev[REC_MAX_EVENTS];
+	int nev;
+	const char *output;
+	pid_t pids[REC_MAX_SRC]; /* -p */
+	int npids;
+	pid_t child; /* started by us */
+	bool stats, quiet;
+	struct rec_src src[REC_MAX_SRC];
+	int nsrc;
+	unsigned char *page;
+	unsigned int page_size;
+	/* counters, over every process */
+	uint64_t records, bytes;
+	double start, last_status;
+	uint64_t last_records;
+	double rate;
+	int status_on; /* 1 terminal, 2 --stats */
+};
+
+static void rec_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: evtrace record [-e EVENT [-f FILTER] [-T TRIGGER]...]... [-o FILE]\n"
+		"                      [-p PID]... | -- CMD ARGS...\n"
+		"Record traced processes' events into a trace.dat file (trace-cmd's version 6).\n"
+		"  -e, --event EVENT     sys:name, sys:*, sys or name (repeatable; default: all)\n"
+		"  -f, --filter EXPR     filter for the -e before it (the kernel's grammar)\n"
+		"  -T, --trigger CMD     trigger for the -e before it (repeatable)\n"
+		"  -o, --output FILE     the file (default trace.dat)\n"
+		"  -p, --pid PID         attach to a running process (repeatable: one file, the\n"
+		"                        processes merged by time stamp)\n"
+		"  --stats               the final status line also when stderr is no terminal\n"
+		"  -q, --quiet           no status line\n"
+		"Ctrl-C stops; with CMD, its exit stops too. The buffers are drained to the\n"
+		"end.\n");
+}
+
+/* --- fetching what the file needs --------------------------------------------------- */
+
+struct names {
+	char **v;
+	int n;
+};
+
+static int add_dir(void *arg, const char *name, unsigned int mode)
+{
+	struct names *l = arg;
+	char **nv;
+
+	if (!S_ISDIR(mode))
+		return 0;
+	nv = realloc(l->v, (size_t)(l->n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	l->v = nv;
+	l->v[l->n] = strdup(name);
+	if (!l->v[l->n])
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+static void free_names(struct names *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+static void free_fmts(struct rec_fmt *f, size_t n)
+{
+	for (size_t i = 0; f && i < n; i++) {
+		free(f[i].system);
+		free(f[i].name);
+		free(f[i].text);
+	}
+	free(f);
+}
+
+static int fmt_cmp(const void *a, const void *b)
+{
+	const struct rec_fmt *x = a, *y = b;
+	int d = strcmp(x->system, y->system);
+
+	return d ? d : strcmp(x->name, y->name);
+}
+
+/* The "ID: N" of a format text, or 0. */
+static unsigned int fmt_id(const char *text)
+{
+	const char *p = strstr(text, "\nID: ");
+	unsigned long v;
+
+	if (!p)
+		return 0;
+	v = strtoul(p + 5, NULL, 10);
+	return v < REC_ID_MAX ? (unsigned int)v : 0;
+}
+
+/*
+ * Every event's format, the saved cmdlines and the clock list, from the
+ * process (kept only when all of it came: a process that went away
+ * midway leaves the previous fetch in place).
+ */
+static int fetch_meta(struct rec_src *s)
+{
+	struct names sys = { 0 };
+	struct rec_fmt *fmts = NULL;
+	size_t nfmts = 0, cap = 0;
+	char *cmdlines = NULL, *clocks = NULL;
+	ssize_t n;
+	int ret;
+
+	if (!s->c)
+		return -ENOTCONN;
+	ret = ctl_readdir(s->c, "events", add_dir, &sys);
+	for (int i = 0; !ret && i < sys.n; i++) {
+		struct names ev = { 0 };
+		char dir[300];
+
+		snprintf(dir, sizeof(dir), "events/%s", sys.v[i]);
+		ret = ctl_readdir(s->c, dir, add_dir, &ev);
+		for (int j = 0; !ret && j < ev.n; j++) {
+			char path[600], *text = NULL;
+
+			snprintf(path, sizeof(path), "%s/%s/format", dir, ev.v[j]);
+			n = ctl_read(s->c, path, &text);
+			if (n == -ENOENT || n == -ENODEV) { /* gone meanwhile */
+				free(text);
+				continue;
+			}
+			if (n < 0) {
+				ret = (int)n;
+				break;
+			}
+			if (nfmts == cap) {
+				struct rec_fmt *nf =
+					realloc(fmts, (cap ? cap * 2 : 32) * sizeof(*nf));
+
+				if (!nf) {
+					free(text);
+					ret = -ENOMEM;
+					break;
+				}
+				fmts = nf;
+				cap = cap ? cap * 2 : 32;
+			}
+			fmts[nfmts].system = strdup(sys.v[i]);
+			fmts[nfmts].name = strdup(ev.v[j]);
+			fmts[nfmts].text = text;
+			fmts[nfmts].len = (size_t)n;
+			fmts[nfmts].id = fmt_id(text);
+			nfmts++;
+			if (!fmts[nfmts - 1].system || !fmts[nfmts - 1].name)
+				ret = -ENOMEM;
+		}
+		free_names(&ev);
+	}
+	free_names(&sys);
+	if (!ret) {
+		n = ctl_read(s->c, "saved_cmdlines", &cmdlines);
+		if (n < 0)
+			ret = (int)n;
+	}
+	if (!ret) {
+		n = ctl_read(s->c, "trace_clock", &clocks);
+		if (n < 0)
+			ret = (int)n;
+	}
+	if (ret) {
+		free_fmts(fmts, nfmts);
+		free(cmdlines);
+		free(clocks);
+		return ret;
+	}
+	if (nfmts)
+		qsort(fmts, nfmts, sizeof(*fmts), fmt_cmp);
+	free_fmts(s->fmts, s->nfmts);
+	free(s->cmdlines);
+	free(s->clock_list);
+	s->fmts = fmts;
+	s->nfmts = nfmts;
+	s->cmdlines = cmdlines;
+	s->clock_list = clocks;
+	return 0;
+}
+
+/* Only the thread names: they change while the program runs. */
+static void fetch_cmdlines(struct rec_src *s)
+{
+	char *text = NULL;
+
+	if (s->c && ctl_read(s->c, "saved_cmdlines", &text) >= 0) {
+		free(s->cmdlines);
+		s->cmdlines = text;
+	} else {
+		free(text);
+	}
+}
+
+/* --- draining ---------------------------------------------------------------------- */
+
+static int spool_open(const char *output)
+{
+	char dir[4096];
+	const char *slash = strrchr(output, '/');
+	int fd;
+
+	if (slash && (size_t)(slash - output) < sizeof(dir)) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - output), output);
+		if (!*dir)
+			strcpy(dir, "/");
+	} else {
+		strcpy(dir, ".");
+	}
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	{
+		char tmpl[] = "/tmp/evtrace-record-XXXXXX";
+
+		fd = mkostemp(tmpl, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(tmpl);
+	}
+	return fd;
+}
+
+/* Count a page's records and the losses it reports. */
+static void page_account(struct rec *r, struct rec_src *s, const unsigned char *page)
+{
+	struct evt_rb_page_iter it;
+	uint64_t commit;
+
+	if (evt_rb_page_iter_init(&it, page, r->page_size))
+		return;
+	while (evt_rb_page_iter_next(&it, NULL, NULL) > 0) {
+		s->records++;
+		r->records++;
+	}
+	memcpy(&commit, page + 8, sizeof(commit));
+	if (commit & EVT_RB_PAGE_MISSED_STORED) {
+		uint64_t len = commit & EVT_RB_PAGE_COMMIT_MASK, n;
+
+		if (EVT_RB_PAGE_HDR_SIZE + len + 8 <= r->page_size) {
+			memcpy(&n, page + EVT_RB_PAGE_HDR_SIZE + len, sizeof(n));
+			s->missed += n;
+		}
+	} else if (commit & EVT_RB_PAGE_MISSED_EVENTS) {
+		s->missed++;
+	}
+}
+
+/* Every page of @s that can be read now, of every CPU. Return: pages read, or -errno. */
+static long drain(struct rec *r, struct rec_src *s)
+{
+	long pages = 0;
+
+	for (unsigned int cpu = 0; cpu < s->bi.nr_cpus; cpu++) {
+		/* at most a ring's worth per call, so that Ctrl-C is heard under a flood */
+		uint64_t max = s->bi.size / r->page_size + 2;
+
+		for (uint64_t i = 0; i < max; i++) {
+			int ret = evt_ring_buffer_read_page(s->rb, (int)cpu, r->page, r->page_size);
+
+			if (ret == -EAGAIN || ret == 0)
+				break;
+			if (ret < 0)
+				return ret;
+			page_account(r, s, r->page);
+			if (cmd_write_all(s->spool[cpu], r->page, r->page_size) < 0)
+				return -errno;
+			s->spool_bytes[cpu] += r->page_size;
+			r->bytes += r->page_size;
+			pages++;
+		}
+	}
+	return pages;
+}
+
+static uint64_t losses(const struct rec *r)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < r->nsrc; i++) {
+		const struct rec_src *s = &r->src[i];
+
+		if (s->missed)
+			n += s->missed;
+		else if (s->rb)
+			n += evt_ring_buffer_dropped_events(s->rb) +
+			     evt_ring_buffer_overruns(s->rb);
+	}
+	return n;
+}
+
+static void status(struct rec *r, bool final)
+{
+	double now = status_now();
+	char bytes[32];
+
+	if (!r->status_on || (!final && now - r->last_status < 0.5))
+		return;
+	if (final)
+		r->rate = now > r->start ? (double)r->records / (now - r->start) : 0;
+	else if (now > r->last_status)
+		r->rate = (double)(r->records - r->last_records) / (now - r->last_status);
+	r->last_status = now;
+	r->last_records = r->records;
+	if (r->status_on == 2 && !final)
+		return;
+	if (r->bytes >= 1000000)
+		snprintf(bytes, sizeof(bytes), "%.1f MB", (double)r->bytes / 1e6);
+	else
+		snprintf(bytes, sizeof(bytes), "%.1f kB", (double)r->bytes / 1e3);
+	fprintf(stderr, "%srecord: %.0f events/s, %s, %llu events, %llu lost%s",
+		r->status_on == 1 ? "\r" : "", r->rate, bytes, (unsigned long long)r->records,
+		(unsigned long long)losses(r),
+		r->status_on == 1 ? (final ? "\033[K\n" : "\033[K") : "\n");
+	fflush(stderr);
+}
+
+/* --- the file -------------------------------------------------------------------------- */
+
+/* @text with its "ID: old" line saying @id instead (malloc'd); its length in *@lenp. */
+static char *retext(const struct rec_fmt *f, unsigned int id, size_t *lenp)
+{
+	const char *p = strstr(f->text, "\nID: "), *e;
+	char *out;
+	int n;
+
+	if (!p)
+		return NULL;
+	p += 5;
+	e = p + strspn(p, "0123456789");
+	out = malloc(f->len + 16);
+	if (!out)
+		return NULL;
+	n = snprintf(out, f->len + 16, "%.*s%u%s", (int)(p - f->text), f->text, id, e);
+	*lenp = (size_t)n;
+	return out;
+}
+
+/*
+ * The file's event table: the first process's ids as they are; a later
+ * process's event with the same system, name and format (but for the id
+ * line) takes the id already there; else its own id if free, else a new
+ * one. Fills each source's idmap where an id changed.
+ */
+static int merge_formats(struct rec *r, struct tracedat_format **tfp, size_t *ntfp, char ***ownedp,
+			 size_t *nownedp)
+{
+	struct tracedat_format *tf = NULL;
+	const struct rec_fmt **by_id = calloc(REC_ID_MAX, sizeof(*by_id));
+	size_t ntf = 0, cap = 0, nowned = 0;
+	char **owned = NULL;
+	unsigned int next = 32;
+
+	if (!by_id)
+		return -ENOMEM;
+	for (int k = 0; k < r->nsrc; k++) {
+		for (size_t i = 0; i < r->src[k].nfmts; i++)
+			if (r->src[k].fmts[i].id >= next)
+				next = r->src[k].fmts[i].id + 1;
+	}
+	for (int k = 0; k < r->nsrc; k++) {
+		struct rec_src *s = &r->src[k];
+
+		for (size_t i = 0; i < s->nfmts; i++) {
+			const struct rec_fmt *f = &s->fmts[i];
+			unsigned int id = f->id, nid = 0;
+			const char *text = f->text;
+			size_t len = f->len;
+
+			if (!id)
+				continue;
+			/* the same event (format but the id line) in an earlier process? */
+			for (size_t j = 0; j < ntf && !nid; j++) {
+				const struct rec_fmt *g = by_id[fmt_id(tf[j].text)];
+				const char *a, *b;
+
+				if (!g || strcmp(g->system, f->system) || strcmp(g->name, f->name))
+					continue;
+				a = strstr(g->text, "\nID: ");
+				b = strstr(f->text, "\nID: ");
+				if (a && b && a - g->text == b - f->text &&
+				    !strncmp(g->text, f->text, (size_t)(a - g->text)) &&
+				    !strcmp(strchr(a + 1, '\n') ? strchr(a + 1, '\n') : "",
+					    strchr(b + 1, '\n') ? strchr(b + 1, '\n') : ""))
+					nid = fmt_id(tf[j].text);
+			}
+			if (nid) {
+				if (nid != id) {
+					if (!s->idmap) {
+						s->idmap = calloc(REC_ID_MAX, sizeof(*s->idmap));
+						if (!s->idmap)
+							goto nomem;
+					}
+					s->idmap[id] = (uint16_t)nid;
+				}
+				continue;
+			}
+			if (by_id[id]) {
+				/* taken by another event: a new id */
+				if (next >= REC_ID_MAX)
+					goto nomem;
+				nid = next++;
+				if (!s->idmap) {
+					s->idmap = calloc(REC_ID_MAX, sizeof(*s->idmap));
+					if (!s->idmap)
+						goto nomem;
+				}
+				s->idmap[id] = (uint16_t)nid;
+				{
+					char **no = realloc(owned, (nowned + 1) * sizeof(*no));
+
+					if (!no)
+						goto nomem;
+					owned = no;
+					owned[nowned] = retext(f, nid, &len);
+					if (!owned[nowned])
+						goto nomem;
+					text = owned[nowned++];
+				}
+				id = nid;
+			}
+			by_id[id] = f;
+			if (ntf == cap) {
+				struct tracedat_format *nt =
+					realloc(tf, (cap ? cap * 2 : 64) * sizeof(*nt));
+
+				if (!nt)
+					goto nomem;
+				tf = nt;
+				cap = cap ? cap * 2 : 64;
+			}
+			tf[ntf].system = f->system;
+			tf[ntf].text = text;
+			tf[ntf].len = len;
+			ntf++;
+		}
+	}
+	free(by_id);
+	/* one system's formats adjacent, as the writer wants */
+	for (size_t i = 1; i < ntf; i++)
+		for (size_t j = i; j > 0 && strcmp(tf[j - 1].system, tf[j].system) > 0; j--) {
+			struct tracedat_format t = tf[j];
+
+			tf[j] = tf[j - 1];
+			tf[j - 1] = t;
+		}
+	*tfp = tf;
+	*ntfp = ntf;
+	*ownedp = owned;
+	*nownedp = nowned;
+	return 0;
+nomem:
+	free(by_id);
+	free(tf);
+	for (size_t i = 0; i < nowned; i++)
+		free(owned[i]);
+	free(owned);
+	return -ENOMEM;
+}
+
+/* Rewrite each record's common_type in @page through @map (0: unchanged). */
+static void page_remap(unsigned char *page, unsigned int size, const uint16_t *map)
+{
+	const struct evt_ring_buffer_event *ev;
+	struct evt_rb_page_iter it;
+
+	if (evt_rb_page_iter_init(&it, page, size))
+		return;
+	while (evt_rb_page_iter_next(&it, &ev, NULL) > 0) {
+		unsigned char *data =
+			evt_ring_buffer_event_data((struct evt_ring_buffer_event *)ev);
+		uint16_t type;
+
+		/* the iterator checked the entry lies in the page; the type is its first 2 bytes */
+		if (evt_ring_buffer_event_length(ev) < 2)
+			continue;
+		memcpy(&type, data, sizeof(type));
+		if (map[type])
+			memcpy(data, &map[type], sizeof(type));
+	}
+}
+
+static int write_output(struct rec *r)
+{
+	struct tracedat_format *tf = NULL;
+	struct tracedat_desc d = { 0 };
+	unsigned char *hdr = NULL, *buf = NULL;
+	uint64_t *sizes = NULL;
+	char *cmdlines = NULL, **owned = NULL;
+	size_t hlen = 0, ntf = 0, nowned = 0, clen = 0, chunk;
+	unsigned int ncpus = 0;
+	int fd = -1, ret;
+
+	ret = merge_formats(r, &tf, &ntf, &owned, &nowned);
+	if (ret)
+		return ret;
+	for (int k = 0; k < r->nsrc; k++)
+		ncpus += r->src[k].bi.nr_cpus;
+	for (int k = 0; k < r->nsrc; k++)
+		clen += r->src[k].cmdlines ? strlen(r->src[k].cmdlines) : 0;
+	chunk = (size_t)r->page_size * (r->page_size < 65536 ? 65536 / r->page_size : 1);
+	sizes = calloc(ncpus, sizeof(*sizes));
+	cmdlines = malloc(clen + 1);
+	buf = malloc(chunk);
+	if (!sizes || !cmdlines || !buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	clen = 0;
+	for (int k = 0, base = 0; k < r->nsrc; k++) {
+		const struct rec_src *s = &r->src[k];
+		size_t l = s->cmdlines ? strlen(s->cmdlines) : 0;
+
+		memcpy(cmdlines + clen, s->cmdlines ? s->cmdlines : "", l);
+		clen += l;
+		for (unsigned int c = 0; c < s->bi.nr_cpus; c++)
+			sizes[base + (int)c] = s->spool_bytes[c];
+		base += (int)s->bi.nr_cpus;
+	}
+	cmdlines[clen] = '\0';
+	d.page_size = r->page_size;
+	d.nr_cpus = (int)ncpus;
+	d.clock = r->src[0].bi.clock;
+	d.clock_list = r->src[0].clock_list;
+	d.formats = tf;
+	d.nr_formats = ntf;
+	d.cmdlines = cmdlines;
+	d.cmdlines_len = clen;
+	d.cpu_bytes = sizes;
+	ret = tracedat_header(&d, &hdr, &hlen);
+	if (ret)
+		goto out;
+	fd = open(r->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (cmd_write_all(fd, hdr, hlen) < 0)
+		ret = -errno;
+	for (int k = 0; !ret && k < r->nsrc; k++) {
+		const struct rec_src *s = &r->src[k];
+
+		for (unsigned int cpu = 0; !ret && cpu < s->bi.nr_cpus; cpu++) {
+			uint64_t left = s->spool_bytes[cpu];
+			off_t off = 0;
+
+			while (!ret && left) {
+				size_t want = left < chunk ? (size_t)left : chunk;
+				ssize_t n = pread(s->spool[cpu], buf, want, off);
+
+				if (n != (ssize_t)want) {
+					ret = n < 0 ? -errno : -EIO;
+					break;
+				}
+				if (s->idmap)
+					for (size_t p = 0; p < want; p += r->page_size)
+						page_remap(buf + p, r->page_size, s->idmap);
+				if (cmd_write_all(fd, buf, want) < 0)
+					ret = -errno;
+				off += n;
+				left -= want;
+			}
+		}
+	}
+out:
+	if (fd >= 0 && close(fd) < 0 && !ret)
+		ret = -errno;
+	free(hdr);
+	free(buf);
+	free(sizes);
+	free(cmdlines);
+	free(tf);
+	for (size_t i = 0; i < nowned; i++)
+		free(owned[i]);
+	free(owned);
+	return ret;
+}
+
+/* --- setting events up ------------------------------------------------------------------- */
+
+/* The event files (events/SYS/NAME) that @spec names, from available_events. */
+static int resolve(const char *avail, const char *spec, struct names *out)
+{
+	char sys[256], name[256];
+	const char *colon = strchr(spec, ':');
+	char *copy = strdup(avail);
+	int found = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	if (colon) {
+		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - spec), spec);
+		snprintf(name, sizeof(name), "%s", colon[1] ? colon + 1 : "*");
+	} else {
+		snprintf(sys, sizeof(sys), "%s", spec);
+		snprintf(name, sizeof(name), "%s", spec);
+	}
+	for (char *l = strtok(copy, "\n"); l; l = strtok(NULL, "\n")) {
+		char *c = strchr(l, ':');
+		bool match;
+
+		if (!c)
+			continue;
+		*c = '\0';
+		if (colon)
+			match = (!strcmp(sys, "*") || !strcmp(sys, l)) &&
+				(!strcmp(name, "*") || !strcmp(name, c + 1));
+		else
+			match = !strcmp(spec, "all") || !strcmp(spec, l) || !strcmp(spec, c + 1);
+		if (match) {
+			char path[600], **nv = realloc(out->v, (size_t)(out->n + 1) * sizeof(*nv));
+
+			if (!nv)
+				break;
+			out->v = nv;
+			snprintf(path, sizeof(path), "events/%s/%s", l, c + 1);
+			out->v[out->n] = strdup(path);
+			if (!out->v[out->n])
+				break;
+			out->n++;
+			found++;
+		}
+	}
+	free(copy);
+	return found;
+}
+
+static void add_undo(struct rec_src *s, const char *path, const char *data)
+{
+	char **np = realloc(s->undo_path, (size_t)(s->nundo + 1) * sizeof(*np));
+	char **nd;
+
+	if (!np)
+		return;
+	s->undo_path = np;
+	nd = realloc(s->undo_data, (size_t)(s->nundo + 1) * sizeof(*nd));
+	if (!nd)
+		return;
+	s->undo_data = nd;
+	s->undo_path[s->nundo] = strdup(path);
+	s->undo_data[s->nundo] = strdup(data);
+	if (!s->undo_path[s->nundo] || !s->undo_data[s->nundo]) {
+		free(s->undo_path[s->nundo]);
+		free(s->undo_data[s->nundo]);
+		return;
+	}
+	s->nundo++;
+}
+
+static int put(struct rec_src *s, const char *path, const char *data, unsigned int flags)
+{
+	char err[4096];
+	ssize_t n = ctl_write(s->c, path, data, strlen(data), flags, err, sizeof(err));
+
+	if (n < 0) {
+		cmd_ctl_error("record: write", path, (int)n, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Events on, filters and triggers set; what attaching changed is noted to undo. */
+static int setup_events(struct rec *r, struct rec_src *s)
+{
+	bool attached = s->pid != 0 && r->child == 0;
+	char *avail = NULL;
+	int ret = 0;
+
+	if (ctl_read(s->c, "available_events", &avail) < 0) {
+		cmd_error("record: cannot read available_events");
+		free(avail);
+		return -1;
+	}
+	if (r->nev == 0) {
+		ret = put(s, "events/enable", "1", CTL_WF_TRUNC);
+		if (!ret && attached)
+			add_undo(s, "events/enable", "0");
+	}
+	for (int i = 0; !ret && i < r->nev; i++) {
+		struct names files = { 0 };
+		int n = resolve(avail, r->ev[i].spec, &files);
+
+		if (n <= 0) {
+			/* with CMD, it may register later: EVTRACE_EVENTS enables it then */
+			if (attached || r->ev[i].filter || r->ev[i].ntrig) {
+				cmd_error("record: no event matches '%s' in process %d",
+					  r->ev[i].spec, (int)ctl_client_info(s->c)->pid);
+				ret = -1;
+			}
+			free_names(&files);
+			continue;
+		}
+		for (int j = 0; !ret && j < files.n; j++) {
+			char path[700];
+
+			if (r->ev[i].filter) {
+				snprintf(path, sizeof(path), "%s/filter", files.v[j]);
+				ret = put(s, path, r->ev[i].filter, CTL_WF_TRUNC);
+				if (!ret && attached)
+					add_undo(s, path, "0");
+			}
+			for (int t = 0; !ret && t < r->ev[i].ntrig; t++) {
+				char undo[4200];
+
+				snprintf(path, sizeof(path), "%s/trigger", files.v[j]);
+				ret = put(s, path, r->ev[i].trigger[t], CTL_WF_APPEND);
+				snprintf(undo, sizeof(undo), "!%s", r->ev[i].trigger[t]);
+				if (!ret && attached)
+					add_undo(s, path, undo);
+			}
+			snprintf(path, sizeof(path), "%s/enable", files.v[j]);
+			if (!ret)
+				ret = put(s, path, "1", CTL_WF_TRUNC);
+			if (!ret && attached)
+				add_undo(s, path, "0");
+		}
+		free_names(&files);
+	}
+	free(avail);
+	return ret;
+}
+
+/* Undo what setup changed (if the process is still there); free the list. */
+static void undo(struct rec_src *s)
+{
+	for (int i = s->nundo; i-- > 0;) {
+		if (s->c)
+			ctl_write(s->c, s->undo_path[i], s->undo_data[i], strlen(s->undo_data[i]),
+				  strstr(s->undo_path[i], "/trigger") ? CTL_WF_APPEND :
+									CTL_WF_TRUNC,
+				  NULL, 0);
+		free(s->undo_path[i]);
+		free(s->undo_data[i]);
+	}
+	free(s->undo_path);
+	free(s->undo_data);
+	s->undo_path = s->undo_data = NULL;
+	s->nundo = 0;
+}
+
+/* --- starting the command ----------------------------------------------------------------- */
+
+static pid_t start_child(struct rec *r, char **argv)
+{
+	char events[8192] = "";
+	size_t len = 0;
+	pid_t pid;
+
+	for (int i = 0; i < r->nev; i++) {
+		int n = snprintf(events + len, sizeof(events) - len, "%s%s", len ? "," : "",
+				 r->ev[i].spec);
+
+		if (n < 0 || (size_t)n >= sizeof(events) - len)
+			break;
+		len += (size_t)n;
+	}
+	pid = fork();
+	if (pid != 0)
+		return pid;
+	setenv("EVTRACE_CONTROL", "1", 1);
+	{
+		char me[24];
+
+		/* only this process waits at exit for us, not the ones it starts */
+		snprintf(me, sizeof(me), "%d", (int)getpid());
+		setenv("EVTRACE_CONTROL_AWAIT", me, 1);
+	}
+	if (!getenv("EVTRACE_CONTROL_EXIT_WAIT"))
+		setenv("EVTRACE_CONTROL_EXIT_WAIT", "10", 1);
+	setenv("EVTRACE_EVENTS", r->nev ? events : "*", 1);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	execvp(argv[0], argv);
+	fprintf(stderr, "evtrace: record: %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* Wait for the child's socket; NULL if it exited first or never served one. */
+static struct ctl_client *connect_child(struct rec *r)
+{
+	double deadline = status_now() + 10;
+
+	while (!cmd_stop) {
+		struct ctl_client *c;
+		struct timespec ts = { 0, 5 * 1000 * 1000 };
+		int st;
+
+		if (ctl_connect_pid(r->child, &c) == 0)
+			return c;
+		if (waitpid(r->child, &st, WNOHANG) == r->child) {
+			r->child = 0;
+			cmd_error("record: the command exited before it served a control socket "
+				  "(is it linked with libevtrace?)");
+			return NULL;
+		}
+		if (status_now() > deadline) {
+			cmd_error("record: no control socket from process %d after 10 s (is it "
+				  "linked with libevtrace?)",
+				  (int)r->child);
+			return NULL;
+		}
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* --- one process: attach, end ---------------------------------------------------------- */
+
+static int src_attach(struct rec *r, struct rec_src *s, const char *output)
+{
+	int ret = 0;
+
+	/*
+	 * Attached: start from an empty buffer, as trace-cmd record does (what
+	 * was there belongs to no request of ours). A started command keeps
+	 * what its events wrote before we connected.
+	 */
+	if (!r->child)
+		ctl_write(s->c, "trace", "", 0, CTL_WF_TRUNC, NULL, 0);
+	if (setup_events(r, s))
+		return -1;
+	/* another consumer that is about to let go (a previous record) gets 2 s */
+	for (int i = 0; i < 100; i++) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+		ret = ctl_get_buffer(s->c, NULL, &s->fd, &s->bi);
+		if (ret != -EBUSY || cmd_stop)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	if (ret) {
+		cmd_error("record: process %d: the ring buffer: %s%s",
+			  (int)ctl_client_info(s->c)->pid, strerror(-ret),
+			  ret == -EBUSY ? " (another consumer has it)" : "");
+		return -1;
+	}
+	ret = evt_ring_buffer_map(s->fd, &s->rb);
+	if (ret) {
+		cmd_error("record: mapping the ring buffer of %d: %s", (int)s->pid, strerror(-ret));
+		return -1;
+	}
+	if (!r->page_size)
+		r->page_size = s->bi.page_size;
+	if (s->bi.page_size != r->page_size || s->bi.nr_cpus == 0) {
+		cmd_error("record: process %d has pages of %u bytes, process %d of %u: one file "
+			  "cannot hold both",
+			  (int)s->pid, s->bi.page_size, (int)r->src[0].pid, r->page_size);
+		return -1;
+	}
+	if (strcmp(s->bi.clock, r->src[0].bi.clock))
+		fprintf(stderr,
+			"evtrace: record: warning: process %d uses clock %s, process %d %s:"
+			" their time stamps do not compare\n",
+			(int)s->pid, s->bi.clock, (int)r->src[0].pid, r->src[0].bi.clock);
+	s->spool = calloc(s->bi.nr_cpus, sizeof(*s->spool));
+	s->spool_bytes = calloc(s->bi.nr_cpus, sizeof(*s->spool_bytes));
+	if (!s->spool || !s->spool_bytes)
+		return -1;
+	for (unsigned int cpu = 0; cpu < s->bi.nr_cpus; cpu++)
+		s->spool[cpu] = -1;
+	for (unsigned int cpu = 0; cpu < s->bi.nr_cpus; cpu++) {
+		s->spool[cpu] = spool_open(output);
+		if (s->spool[cpu] < 0) {
+			cmd_error("record: a spool file: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return fetch_meta(s) ? -1 : 0;
+}
+
+/*
+ * The end of one process: the last pages, the names once more, what we
+ * set undone, the buffer given back (an exiting process goes on).
+ */
+static int src_finish(struct rec *r, struct rec_src *s)
+{
+	long got;
+
+	while ((got = drain(r, s)) > 0)
+		;
+	if (got < 0) {
+		cmd_error("record: reading the buffer of %d: %s", (int)s->pid, strerror((int)-got));
+		return -1;
+	}
+	if (s->c) {
+		fetch_meta(s);
+		undo(s);
+		ctl_put_buffer(s->c);
+		ctl_close(s->c);
+		s->c = NULL;
+	}
+	s->done = true;
+	return 0;
+}
+
+static void src_free(struct rec_src *s)
+{
+	undo(s);
+	if (s->c)
+		ctl_close(s->c);
+	if (s->rb)
+		evt_ring_buffer_free(s->rb);
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->spool)
+		for (unsigned int cpu = 0; cpu < s->bi.nr_cpus; cpu++)
+			if (s->spool[cpu] >= 0)
+				close(s->spool[cpu]);
+	free(s->spool);
+	free(s->spool_bytes);
+	free(s->idmap);
+	free_fmts(s->fmts, s->nfmts);
+	free(s->cmdlines);
+	free(s->clock_list);
+}
+
+/* --- main ---------------------------------------------------------------------------- */
+
+static int record_loop(struct rec *r)
+{
+	double last_meta = status_now();
+	long idle_ms = 1;
+	int left = r->nsrc;
+
+	while (left > 0) {
+		struct timespec ts = { 0, idle_ms * 1000 * 1000 };
+		bool stop = cmd_stop != 0, meta = false;
+		long got = 0;
+		int st;
+
+		if (r->child && waitpid(r->child, &st, WNOHANG) == r->child) {
+			r->child = 0;
+			stop = true;
+		}
+		if (status_now() - last_meta >= 1) {
+			last_meta = status_now();
+			meta = true;
+		}
+		for (int k = 0; k < r->nsrc; k++) {
+			struct rec_src *s = &r->src[k];
+			bool end = stop;
+			long n;
+
+			if (s->done)
+				continue;
+			n = drain(r, s);
+			if (n < 0) {
+				cmd_error("record: reading the buffer of %d: %s", (int)s->pid,
+					  strerror((int)-n));
+				return -1;
+			}
+			got += n;
+			if (meta || stop) {
+				struct ctl_ping ping;
+
+				if (s->c && ctl_ping(s->c, &ping) == 0) {
+					if (ping.exiting)
+						end = true; /* it waits for us in exit() */
+					else
+						fetch_cmdlines(s);
+				} else if (s->c) {
+					/* gone: what is mapped is still ours to drain */
+					ctl_close(s->c);
+					s->c = NULL;
+					end = true;
+				}
+			}
+			if (end) {
+				if (src_finish(r, s))
+					return -1;
+				left--;
+			}
+		}
+		status(r, false);
+		/*
+		 * Nothing came: sleep, 1 ms after a busy round, twice as long after
+		 * each idle one, up to REC_POLL_MS. A buffer that fills in tens of
+		 * milliseconds under a flood is read every millisecond or so.
+		 */
+		if (left > 0 && got == 0) {
+			nanosleep(&ts, NULL);
+			if (idle_ms < REC_POLL_MS)
+				idle_ms *= 2;
+		} else {
+			idle_ms = 1;
+		}
+	}
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "trigger", required_argument, NULL, 'T' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rec *r = calloc(1, sizeof(*r));
+	int opt, fd, ret = 1, child_st = 0;
+
+	if (!r)
+		return 1;
+	r->output = "trace.dat";
+	while ((opt = getopt_long(argc, argv, "+e:f:T:o:p:qh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			if (r->nev == REC_MAX_EVENTS) {
+				cmd_error("record: at most %d -e", REC_MAX_EVENTS);
+				goto usage;
+			}
+			r->ev[r->nev++].spec = optarg;
+			break;
+		case 'f':
+		case 'T':
+			if (!r->nev) {
+				cmd_error("record: -%c applies to the -e before it: give -e first",
+					  opt);
+				goto usage;
+			}
+			if (opt == 'f') {
+				r->ev[r->nev - 1].filter = optarg;
+			} else {
+				if (r->ev[r->nev - 1].ntrig == 8) {
+					cmd_error("record: at most 8 -T per -e");
+					goto usage;
+				}
+				r->ev[r->nev - 1].trigger[r->ev[r->nev - 1].ntrig++] = optarg;
+			}
+			break;
+		case 'o':
+			r->output = optarg;
+			break;
+		case 'p':
+			if (r->npids == REC_MAX_SRC) {
+				cmd_error("record: at most %d -p", REC_MAX_SRC);
+				goto usage;
+			}
+			if (cmd_parse_pid(optarg, &r->pids[r->npids]))
+				goto usage;
+			for (int i = 0; i < r->npids; i++)
+				if (r->pids[i] == r->pids[r->npids]) {
+					cmd_error("record: -p %d twice", (int)r->pids[i]);
+					goto usage;
+				}
+			r->npids++;
+			break;
+		case 's':
+			r->stats = true;
+			break;
+		case 'q':
+			r->quiet = true;
+			break;
+		case 'h':
+			rec_usage(stdout);
+			free(r);
+			return 0;
+		default:
+			goto usage;
+		}
+	}
+	if ((r->npids != 0) == (optind < argc)) {
+		cmd_error("record: give either -p PID or -- CMD ARGS");
+		goto usage;
+	}
+	for (int i = 0; i < r->nev; i++)
+		if (strchr(r->ev[i].spec, ',') || strchr(r->ev[i].spec, ' ')) {
+			cmd_error("record: one event per -e, not '%s'", r->ev[i].spec);
+			goto usage;
+		}
+	/* fail early on an output we cannot write */
+	fd = open(r->output, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		cmd_error("record: %s: %s", r->output, strerror(errno));
+		free(r);
+		return 1;
+	}
+	close(fd);
+	r->status_on = r->quiet ? 0 : isatty(STDERR_FILENO) ? 1 : r->stats ? 2 : 0;
+	cmd_catch_signals();
+
+	if (r->npids) {
+		for (int i = 0; i < r->npids; i++) {
+			struct rec_src *s = &r->src[r->nsrc];
+
+			s->fd = -1;
+			s->pid = r->pids[i];
+			s->c = cmd_ctl_connect(s->pid);
+			r->nsrc++;
+			if (!s->c)
+				goto out;
+		}
+	} else {
+		r->child = start_child(r, argv + optind);
+		if (r->child < 0) {
+			cmd_error("record: fork: %s", strerror(errno));
+			r->child = 0;
+			goto out;
+		}
+		r->src[0].fd = -1;
+		r->src[0].pid = r->child;
+		r->src[0].c = connect_child(r);
+		r->nsrc = 1;
+		if (!r->src[0].c)
+			goto out;
+	}
+	for (int k = 0; k < r->nsrc; k++)
+		if (src_attach(r, &r->src[k], r->output))
+			goto out;
+	r->page = malloc(r->page_size);
+	if (!r->page)
+		goto out;
+	r->start = r->last_status = status_now();
+	ret = record_loop(r) ? 1 : 0;
+	status(r, true);
+	if (!ret) {
+		int w = write_output(r);
+
+		if (w) {
+			cmd_error("record: writing %s: %s", r->output, strerror(-w));
+			ret = 1;
+		} else if (!r->quiet) {
+			unsigned int ncpus = 0;
+
+			for (int k = 0; k < r->nsrc; k++)
+				ncpus += r->src[k].bi.nr_cpus;
+			fprintf(stderr,
+				"evtrace: record: %s: %llu events of %d process%s on %u CPUs, "
+				"%llu lost\n",
+				r->output, (unsigned long long)r->records, r->nsrc,
+				r->nsrc > 1 ? "es" : "", ncpus, (unsigned long long)losses(r));
+		}
+	}
+out:
+	for (int k = 0; k < r->nsrc; k++)
+		src_free(&r->src[k]);
+	if (r->child > 0) {
+		/* Ctrl-C reached the command too (same terminal); else tell it */
+		if (cmd_stop)
+			kill(r->child, SIGINT);
+		waitpid(r->child, &child_st, 0);
+	}
+	free(r->page);
+	free(r);
+	return ret;
+usage:
+	rec_usage(stderr);
+	free(r);
+	return 2;
+}

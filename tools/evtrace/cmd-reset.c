@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cmd-reset.c - `evtrace reset [-p PID]`: put a traced process's tracing
+ * back to its start, as `trace-cmd reset` does for the kernel: every event
+ * disabled, every filter and trigger removed, the buffer emptied, tracing
+ * on. evtrace-reset(1).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "control/ctl_client.h"
+#include "evtrace-cmd.h"
+
+static void reset_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: evtrace reset [-p PID]\n"
+		"Disable every event, remove every filter and trigger, empty the buffer and turn\n"
+		"tracing on, in a traced process's top instance.\n"
+		"  -p, --pid PID      the process (default: the only one traced)\n");
+}
+
+struct names {
+	char **v;
+	int n;
+};
+
+static int add_dir(void *arg, const char *name, unsigned int mode)
+{
+	struct names *l = arg;
+	char **nv;
+
+	if (!S_ISDIR(mode))
+		return 0;
+	nv = realloc(l->v, (size_t)(l->n + 1) * sizeof(*nv));
+	if (!nv)
+		return -1;
+	l->v = nv;
+	l->v[l->n] = strdup(name);
+	if (!l->v[l->n])
+		return -1;
+	l->n++;
+	return 0;
+}
+
+static void free_names(struct names *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+static int put(struct ctl_client *c, const char *path, const char *data, unsigned int flags)
+{
+	char err[4096];
+	ssize_t n = ctl_write(c, path, data, strlen(data), flags, err, sizeof(err));
+
+	if (n < 0) {
+		cmd_ctl_error("reset", path, (int)n, err);
+		return 1;
+	}
+	return 0;
+}
+
+/* Remove each trigger of @dir/trigger: "!" + the command, as the kernel wants. */
+static int clear_triggers(struct ctl_client *c, const char *dir)
+{
+	char path[1024], *text = NULL;
+	int status = 0;
+
+	snprintf(path, sizeof(path), "%s/trigger", dir);
+	if (ctl_read(c, path, &text) < 0) {
+		free(text);
+		return 0;
+	}
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+		char cmd[4200];
+		size_t len = strcspn(l, " ");
+
+		if (*l == '#' || !*l)
+			continue;
+		/* "traceon:count=3 if x" style lines: the command and its count */
+		snprintf(cmd, sizeof(cmd), "!%.*s", (int)len, l);
+		status |= put(c, path, cmd, CTL_WF_APPEND);
+	}
+	free(text);
+	return status;
+}
+
+int cmd_reset(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct names sys = { 0 };
+	struct ctl_client *c;
+	pid_t pid = 0;
+	int opt, status = 0;
+
+	while ((opt = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			if (cmd_parse_pid(optarg, &pid))
+				return 2;
+			break;
+		case 'h':
+			reset_usage(stdout);
+			return 0;
+		default:
+			reset_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		reset_usage(stderr);
+		return 2;
+	}
+	c = cmd_ctl_connect(pid);
+	if (!c)
+		return 1;
+	status |= put(c, "set_event", "", CTL_WF_TRUNC);
+	if (ctl_readdir(c, "events", add_dir, &sys) == 0) {
+		for (int i = 0; i < sys.n; i++) {
+			struct names ev = { 0 };
+			char dir[600];
+
+			snprintf(dir, sizeof(dir), "events/%s", sys.v[i]);
+			if (ctl_readdir(c, dir, add_dir, &ev))
+				continue;
+			for (int j = 0; j < ev.n; j++) {
+				char edir[900], path[1000];
+
+				snprintf(edir, sizeof(edir), "%s/%s", dir, ev.v[j]);
+				status |= clear_triggers(c, edir);
+				snprintf(path, sizeof(path), "%s/filter", edir);
+				if (ctl_stat(c, path, NULL) == 0)
+					status |= put(c, path, "0", CTL_WF_TRUNC);
+			}
+			free_names(&ev);
+		}
+	}
+	free_names(&sys);
+	status |= put(c, "trace", "", CTL_WF_TRUNC);
+	status |= put(c, "tracing_on", "1", CTL_WF_TRUNC);
+	ctl_close(c);
+	return status;
+}
