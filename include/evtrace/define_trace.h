@@ -62,10 +62,34 @@
 #undef __string
 #undef __string_len
 #undef __bitmask
+#undef __cpumask
 #undef __vstring
 #undef DECLARE_EVENT_CLASS
 #undef DEFINE_EVENT
 #undef DEFINE_EVENT_PRINT
+
+/*
+ * __cpumask(): the kernel's nr_cpumask_bits is the number of possible CPUs; here the
+ * configured ones (at most CPU_SETSIZE, 1024), asked once per object file.
+ */
+#ifndef __EVT_NR_CPUMASK_BITS_DEFINED
+#define __EVT_NR_CPUMASK_BITS_DEFINED
+#include <unistd.h>
+static inline __attribute__((unused)) unsigned int __evt_nr_cpumask_bits(void)
+{
+	static unsigned int bits;
+	/* Relaxed: a plain cache of a value that never changes; racing threads store the same. */
+	unsigned int b = __atomic_load_n(&bits, __ATOMIC_RELAXED);
+
+	if (!b) {
+		long n = sysconf(_SC_NPROCESSORS_CONF);
+
+		b = n > 0 && n <= 1024 ? (unsigned int)n : 1024;
+		__atomic_store_n(&bits, b, __ATOMIC_RELAXED);
+	}
+	return b;
+}
+#endif
 
 /* Natural alignment, at most 4: records are 4-byte aligned in the ring buffer. */
 #define __evt_falign(type)	\
@@ -78,6 +102,7 @@
 #define __string(item, src)			uint32_t __data_loc_##item;
 #define __string_len(item, src, len)		uint32_t __data_loc_##item;
 #define __bitmask(item, nr_bits)		uint32_t __data_loc_##item;
+#define __cpumask(item)				uint32_t __data_loc_##item;
 #define __vstring(item, fmt, va)		uint32_t __data_loc_##item;
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
 	struct evt_raw_##call {								\
@@ -96,6 +121,7 @@
 #undef __string
 #undef __string_len
 #undef __bitmask
+#undef __cpumask
 #undef __vstring
 #undef DECLARE_EVENT_CLASS
 #undef DEFINE_EVENT
@@ -106,6 +132,7 @@
 #define __string(item, src)			uint32_t item; const void *item##_ptr_;
 #define __string_len(item, src, len)		uint32_t item; const void *item##_ptr_;
 #define __bitmask(item, nr_bits)		uint32_t item; const void *item##_ptr_;
+#define __cpumask(item)				uint32_t item; const void *item##_ptr_;
 #define __vstring(item, fmt, va)		uint32_t item; const void *item##_ptr_;
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
 	struct evt_data_offsets_##call {						\
@@ -126,6 +153,7 @@
 #undef __string
 #undef __string_len
 #undef __bitmask
+#undef __cpumask
 #undef __vstring
 #undef DECLARE_EVENT_CLASS
 #undef DEFINE_EVENT
@@ -136,6 +164,7 @@
 #define __string(item, src)			+ 1
 #define __string_len(item, src, len)		+ 1
 #define __bitmask(item, nr_bits)		+ 1
+#define __cpumask(item)				+ 1
 #define __vstring(item, fmt, va)		+ 1
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
 	enum { __evt_nr_fields_##call = 0 tstruct };					\
@@ -151,6 +180,7 @@
 #undef __string
 #undef __string_len
 #undef __bitmask
+#undef __cpumask
 #undef __vstring
 #undef DECLARE_EVENT_CLASS
 #undef DEFINE_EVENT
@@ -183,6 +213,10 @@
 	__f[__n++] = (struct evt_field){ "__data_loc unsigned long[]", #item,		\
 		__evt_off(__data_loc_##item), 4, (uint16_t)sizeof(unsigned long),	\
 		EVT_FIELD_DYN_ARRAY, 0 };
+#define __cpumask(item)									\
+	__f[__n++] = (struct evt_field){ "__data_loc cpumask_t", #item,			\
+		__evt_off(__data_loc_##item), 4, (uint16_t)sizeof(unsigned long),	\
+		EVT_FIELD_DYN_ARRAY, 0 };
 #define DEFINE_EVENT(template, call, proto, args)
 #define DEFINE_EVENT_PRINT(template, call, proto, args, print)
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
@@ -206,6 +240,7 @@
 #undef __string
 #undef __string_len
 #undef __bitmask
+#undef __cpumask
 #undef __vstring
 #undef DECLARE_EVENT_CLASS
 #undef DEFINE_EVENT
@@ -249,6 +284,7 @@
 			(uint16_t)(__data_offset + __data_size), (uint16_t)__item_length); \
 		__data_size += __item_length;						\
 	}
+#define __cpumask(item)		__bitmask(item, __evt_nr_cpumask_bits())
 /* Measured on a va_copy (kernel's __trace_event_vstr_len): *va is formatted again below. */
 #define __vstring(item, fmt, va)							\
 	{										\
@@ -282,6 +318,7 @@
 #undef __string
 #undef __string_len
 #undef __bitmask
+#undef __cpumask
 #undef __vstring
 #undef DECLARE_EVENT_CLASS
 #undef DEFINE_EVENT
@@ -292,6 +329,7 @@
 #define __string(item, src)			__entry->__data_loc_##item = __data_offsets.item;
 #define __string_len(item, src, len)		__entry->__data_loc_##item = __data_offsets.item;
 #define __bitmask(item, nr_bits)		__entry->__data_loc_##item = __data_offsets.item;
+#define __cpumask(item)				__entry->__data_loc_##item = __data_offsets.item;
 #define __vstring(item, fmt, va)		__entry->__data_loc_##item = __data_offsets.item;
 #define __get_dynamic_array(item)							\
 	((void *)((char *)__entry + evt_data_loc_offset(__entry->__data_loc_##item)))
@@ -306,6 +344,10 @@
 #define __assign_bitmask(item, src, nr_bits)						\
 	__evt_assign_bitmask(__get_dynamic_array(item), __get_dynamic_array_len(item),	\
 			     (src), (nr_bits))
+#define __get_cpumask(item)		__get_bitmask(item)
+#define __assign_cpumask(item, src)							\
+	__evt_assign_bitmask(__get_dynamic_array(item), __get_dynamic_array_len(item),	\
+			     (src), __evt_nr_cpumask_bits())
 #define __assign_vstr(item, fmt, va)							\
 	__evt_assign_vstr(__get_str(item), __get_dynamic_array_len(item), (fmt), (va))
 /* Inlined into each event's __evt_do_trace_<name>: a stacktrace trigger's record starts
@@ -343,6 +385,8 @@
 #undef __assign_str_len
 #undef __get_bitmask
 #undef __assign_bitmask
+#undef __get_cpumask
+#undef __assign_cpumask
 #undef __assign_vstr
 
 /* ---- pass 7: the definition, its print format, registration ------------------------ */
@@ -352,6 +396,7 @@
 #undef __string
 #undef __string_len
 #undef __bitmask
+#undef __cpumask
 #undef __vstring
 #undef DECLARE_EVENT_CLASS
 #undef DEFINE_EVENT
@@ -362,6 +407,7 @@
 #define __string(item, src)
 #define __string_len(item, src, len)
 #define __bitmask(item, nr_bits)
+#define __cpumask(item)
 #define __vstring(item, fmt, va)
 #define __entry REC
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
@@ -408,6 +454,7 @@
 #undef __string
 #undef __string_len
 #undef __bitmask
+#undef __cpumask
 #undef __vstring
 #undef __evt_falign
 #undef __evt_is_ptr

@@ -59,14 +59,18 @@
  *	__string_len(item, src, len)		at most len bytes of src
  *	__bitmask(item, nr_bits)		a bitmask of nr_bits bits, as unsigned
  *						longs: __data_loc unsigned long[]
+ *	__cpumask(item)				a CPU set (cpu_set_t * in assign):
+ *						a bitmask of the configured CPUs,
+ *						__data_loc cpumask_t
  *	__vstring(item, fmt, va)		vsnprintf(fmt, *va) at record time
  *						(va is a va_list *), __data_loc char[]
  * In TP_fast_assign: __entry->item, __assign_str(item), __assign_str_len(item),
- * __assign_bitmask(item, src, nr_bits), __assign_vstr(item, fmt, va),
- * __get_str(item), __get_bitmask(item), __get_dynamic_array(item),
+ * __assign_bitmask(item, src, nr_bits), __assign_cpumask(item, src),
+ * __assign_vstr(item, fmt, va), __get_str(item), __get_bitmask(item),
+ * __get_cpumask(item), __get_dynamic_array(item),
  * __get_dynamic_array_len(item).
  * In TP_printk: printf conversions, __get_str, __get_dynamic_array,
- * __get_bitmask, __print_flags, __print_symbolic, __print_hex (docs/events.md).
+ * __get_bitmask, __get_cpumask, __print_flags, __print_symbolic, __print_hex (docs/events.md).
  *
  * TRACE_EVENT_FN(name, proto, args, tstruct, assign, print, reg, unreg) and
  * DEFINE_EVENT_FN(class, name, proto, args, reg, unreg) (TRACE_EVENT_FN_COND(name,

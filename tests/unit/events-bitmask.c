@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * events-bitmask: __bitmask(item, nr_bits) with __assign_bitmask() and
- * __get_bitmask() in TP_printk, and the __print_hex, __print_hex_str and
+ * __get_bitmask() in TP_printk, __cpumask(item) (its format line compared
+ * with the kernel's ipi:ipi_send_cpumask when readable), and the __print_hex, __print_hex_str and
  * __print_array helpers. The `format` lines are the kernel's for such fields
  * (__data_loc unsigned long[], size 4, unsigned; the print fmt keeps
  * __get_bitmask(item)); the records hold whole unsigned longs; `trace` prints
@@ -14,6 +15,35 @@
 #include "events-gaps-tp.h"
 
 #include "events-gaps-util.h"
+
+/* The kernel's line for a cpumask field, offset shifted by our 4 bytes of common_tgid. */
+static void check_cpumask_format(const char *ours)
+{
+	char kline[256] = "", want[256];
+	FILE *f = fopen("/sys/kernel/tracing/events/ipi/ipi_send_cpumask/format", "r");
+
+	if (!strstr(ours, "\tfield:__data_loc cpumask_t cpumask;\toffset:12;\tsize:4;\tsigned:0;\n"))
+		t_fail("cpumask field:\n%s", ours);
+	if (!f) {
+		printf("no ipi:ipi_send_cpumask format here: kernel line not compared\n");
+		return;
+	}
+	while (fgets(kline, sizeof(kline), f))
+		if (strstr(kline, "cpumask_t"))
+			break;
+	fclose(f);
+	{
+		char *o = strstr(kline, "offset:");
+		int off;
+
+		T_ASSERT(o && sscanf(o, "offset:%d;", &off) == 1);
+		snprintf(want, sizeof(want), "%.*soffset:%d%s", (int)(o - kline), kline, off + 4,
+			 strchr(o, ';'));
+	}
+	if (!strstr(ours, want))
+		t_fail("kernel's cpumask line (shifted) [%s] not in:\n%s", want, ours);
+	printf("cpumask field line as the kernel's ipi_send_cpumask: %s", kline);
+}
 
 static void check_format(void)
 {
@@ -28,6 +58,10 @@ static void check_format(void)
 	if (!strstr(buf, "print fmt: \"id=%d mask=%s small=%s\", REC->id, __get_bitmask(mask), "
 			 "__get_bitmask(small)\n"))
 		t_fail("bitmask print fmt:\n%s", buf);
+	T_ASSERT(evt_event_format_text("evgaps", "gaps_cpumask", buf, sizeof(buf)) > 0);
+	check_cpumask_format(buf);
+	if (!strstr(buf, "print fmt: \"cpumask=%s id=%d\", __get_cpumask(cpumask), REC->id\n"))
+		t_fail("cpumask print fmt:\n%s", buf);
 }
 
 struct rec_check {
@@ -57,6 +91,7 @@ int main(void)
 	static const uint8_t bytes[3] = { 0xde, 0xad, 0x01 };
 	static const uint32_t words[2] = { 1, 0xabcdef };
 	struct rec_check rc = { 0 };
+	static char cpus_line[2400];
 
 	if (sizeof(unsigned long) != 8)
 		t_skip("the expected texts are for 64-bit longs");
@@ -77,6 +112,7 @@ int main(void)
 	inst = t_instance("bitmask");
 	T_ASSERT(evt_instance_event_enable(inst, "evgaps", "gaps_bitmask", true) == 1);
 	T_ASSERT(evt_instance_event_enable(inst, "evgaps", "gaps_hex", true) == 1);
+	T_ASSERT(evt_instance_event_enable(inst, "evgaps", "gaps_cpumask", true) == 1);
 	trace_gaps_bitmask(1, m2, 128);
 	trace_gaps_bitmask(2, m1, 40);
 	trace_gaps_bitmask(3, m5, 0);
@@ -86,6 +122,22 @@ int main(void)
 	trace_gaps_bitmask(5, big, 9 * 64 + 33); /* 10 longs: 20 chunks */
 	trace_gaps_hex(bytes, 3, words, 2);
 	trace_gaps_hex(bytes, 0, words, 0);
+	/* __cpumask: the configured CPUs' bits, whole longs; CPUs 0 and 1 set */
+	{
+		long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+		unsigned long set[16] = { 3 };
+		size_t nbytes;
+
+		T_ASSERT(ncpu > 0);
+		if (ncpu > 1024)
+			ncpu = 1024;
+		nbytes = (size_t)(ncpu + 63) / 64 * 8;
+		trace_gaps_cpumask(set, 9);
+		strcpy(cpus_line, "gaps_cpumask cpumask=");
+		for (size_t i = nbytes / 4; i-- > 0;)
+			strcat(cpus_line, i ? "00000000," : "00000003");	/* whole longs copied */
+		strcat(cpus_line, " id=9");
+	}
 	{
 		static const char *const expect[] = {
 			"gaps_bitmask id=1 mask=00000000,00000003,00000000,00000001 "
@@ -100,6 +152,7 @@ int main(void)
 			"gaps_hex hex=de ad 01 hexstr=dead01 words={0x1,0xabcdef} "
 			"fixed={0x1,0x20,0xffff}",
 			"gaps_hex hex= hexstr= words={} fixed={0x1,0x20,0xffff}",
+			cpus_line,
 		};
 
 		gaps_check_all(inst, "bitmask", expect, (int)(sizeof(expect) / sizeof(expect[0])));

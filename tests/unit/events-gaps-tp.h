@@ -34,6 +34,21 @@ TRACE_EVENT(gaps_bitmask,
 	TP_printk("id=%d mask=%s small=%s", __entry->id, __get_bitmask(mask), __get_bitmask(small))
 );
 
+/* As the kernel's ipi:ipi_send_cpumask, whose format line events-bitmask compares. */
+TRACE_EVENT(gaps_cpumask,
+	TP_PROTO(const void *set, int id),
+	TP_ARGS(set, id),
+	TP_STRUCT__entry(
+		__cpumask(cpumask)
+		__field(int, id)
+	),
+	TP_fast_assign(
+		__assign_cpumask(cpumask, set);
+		__entry->id = id;
+	),
+	TP_printk("cpumask=%s id=%d", __get_cpumask(cpumask), __entry->id)
+);
+
 TRACE_EVENT(gaps_hex,
 	TP_PROTO(const uint8_t *buf, int len, const uint32_t *words, int nw),
 	TP_ARGS(buf, len, words, nw),

@@ -9,6 +9,7 @@
 #ifndef EVT_TESTS_EVENTS_GAPS_UTIL_H
 #define EVT_TESTS_EVENTS_GAPS_UTIL_H
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,49 @@ static inline char *gaps_map_array(const char *in)
 }
 
 /*
+ * libtraceevent prints __get_cpumask() as a CPU list ("0-1,4") where the
+ * kernel (__get_cpumask is __get_bitmask there) prints the hex chunks: map
+ * "cpumask=<chunks>" of our line to its form, for the oracle.
+ */
+static inline char *gaps_map_cpumask(char *in)
+{
+	char *p = strstr(in, "cpumask="), *out, *o, *e;
+	unsigned int chunks[64], n = 0;
+	int start = -1, nbits;
+
+	if (!p)
+		return in;
+	out = malloc(strlen(in) + 4096);
+	T_ASSERT(out);
+	p += 8;
+	memcpy(out, in, (size_t)(p - in));
+	o = out + (p - in);
+	e = p;
+	while (n < 64 && isxdigit((unsigned char)*e)) {
+		chunks[n++] = (unsigned int)strtoul(e, &e, 16);
+		if (*e == ',')
+			e++;
+	}
+	nbits = (int)n * 32;
+	*o = '\0';
+	for (int b = 0; b <= nbits; b++) {
+		bool set = b < nbits && (chunks[n - 1 - (unsigned int)b / 32] >> (b % 32)) & 1;
+
+		if (set && start < 0)
+			start = b;
+		if (!set && start >= 0) {
+			o += sprintf(o, "%s%d", o[-1] == '=' ? "" : ",", start);
+			if (b - 1 > start)
+				o += sprintf(o, "-%d", b - 1);
+			start = -1;
+		}
+	}
+	strcpy(o, e);
+	free(in);
+	return out;
+}
+
+/*
  * The oracle: @inst's `trace` bodies equal @expect (sorted by the caller or
  * not: sorted here), then written as trace.dat (which consumes the buffer),
  * our reader's and, when installed, trace-cmd report's.
@@ -199,13 +243,14 @@ static inline void gaps_check_all(struct evt_instance *inst, const char *what,
 	if (gaps_have_tracecmd()) {
 		gaps_from_tracecmd(path, &tc);
 		for (int i = 0; i < tr.n; i++) {
-			char *m = gaps_map_array(tr.b[i]);
+			char *m = gaps_map_cpumask(gaps_map_array(tr.b[i]));
 
 			free(tr.b[i]);
 			tr.b[i] = m;
 		}
 		gaps_sort(&tr);
-		gaps_same("trace (libtraceevent's __print_array) vs trace-cmd report", &tr, &tc);
+		gaps_same("trace (libtraceevent's __print_array, cpumask) vs trace-cmd report", &tr,
+			  &tc);
 		printf("%s: %d lines, trace-cmd report prints the same\n", what, tr.n);
 	} else {
 		printf("%s: %d lines (trace-cmd not installed: oracle not run)\n", what, tr.n);
