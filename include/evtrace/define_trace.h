@@ -44,6 +44,13 @@
 #undef DEFINE_EVENT_CONDITION
 #define DEFINE_EVENT_CONDITION(template, call, proto, args, cond)			\
 	DEFINE_EVENT(template, call, PARAMS(proto), PARAMS(args))
+/* And one with reg/unreg callbacks is an event but in pass 7 (its definition). */
+#undef DEFINE_EVENT_FN
+#define DEFINE_EVENT_FN(template, call, proto, args, reg, unreg)			\
+	DEFINE_EVENT(template, call, PARAMS(proto), PARAMS(args))
+#undef __EVT_DEFINE_EVENT_FN_COND
+#define __EVT_DEFINE_EVENT_FN_COND(template, call, proto, args, cond, reg, unreg)	\
+	DEFINE_EVENT_FN(template, call, PARAMS(proto), PARAMS(args), reg, unreg)
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -54,9 +61,35 @@
 #undef __dynamic_array
 #undef __string
 #undef __string_len
+#undef __bitmask
+#undef __cpumask
+#undef __vstring
 #undef DECLARE_EVENT_CLASS
 #undef DEFINE_EVENT
 #undef DEFINE_EVENT_PRINT
+
+/*
+ * __cpumask(): the kernel's nr_cpumask_bits is the number of possible CPUs; here the
+ * configured ones (at most CPU_SETSIZE, 1024), asked once per object file.
+ */
+#ifndef __EVT_NR_CPUMASK_BITS_DEFINED
+#define __EVT_NR_CPUMASK_BITS_DEFINED
+#include <unistd.h>
+static inline __attribute__((unused)) unsigned int __evt_nr_cpumask_bits(void)
+{
+	static unsigned int bits;
+	/* Relaxed: a plain cache of a value that never changes; racing threads store the same. */
+	unsigned int b = __atomic_load_n(&bits, __ATOMIC_RELAXED);
+
+	if (!b) {
+		long n = sysconf(_SC_NPROCESSORS_CONF);
+
+		b = n > 0 && n <= 1024 ? (unsigned int)n : 1024;
+		__atomic_store_n(&bits, b, __ATOMIC_RELAXED);
+	}
+	return b;
+}
+#endif
 
 /* Natural alignment, at most 4: records are 4-byte aligned in the ring buffer. */
 #define __evt_falign(type)	\
@@ -68,6 +101,9 @@
 #define __dynamic_array(type, item, len)	uint32_t __data_loc_##item;
 #define __string(item, src)			uint32_t __data_loc_##item;
 #define __string_len(item, src, len)		uint32_t __data_loc_##item;
+#define __bitmask(item, nr_bits)		uint32_t __data_loc_##item;
+#define __cpumask(item)				uint32_t __data_loc_##item;
+#define __vstring(item, fmt, va)		uint32_t __data_loc_##item;
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
 	struct evt_raw_##call {								\
 		struct evt_trace_entry ent;						\
@@ -84,6 +120,9 @@
 #undef __dynamic_array
 #undef __string
 #undef __string_len
+#undef __bitmask
+#undef __cpumask
+#undef __vstring
 #undef DECLARE_EVENT_CLASS
 #undef DEFINE_EVENT
 #undef DEFINE_EVENT_PRINT
@@ -92,6 +131,9 @@
 #define __dynamic_array(type, item, len)	uint32_t item; const void *item##_ptr_;
 #define __string(item, src)			uint32_t item; const void *item##_ptr_;
 #define __string_len(item, src, len)		uint32_t item; const void *item##_ptr_;
+#define __bitmask(item, nr_bits)		uint32_t item; const void *item##_ptr_;
+#define __cpumask(item)				uint32_t item; const void *item##_ptr_;
+#define __vstring(item, fmt, va)		uint32_t item; const void *item##_ptr_;
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
 	struct evt_data_offsets_##call {						\
 		int __evt_unused;							\
@@ -110,6 +152,9 @@
 #undef __dynamic_array
 #undef __string
 #undef __string_len
+#undef __bitmask
+#undef __cpumask
+#undef __vstring
 #undef DECLARE_EVENT_CLASS
 #undef DEFINE_EVENT
 #undef DEFINE_EVENT_PRINT
@@ -118,6 +163,9 @@
 #define __dynamic_array(type, item, len)	+ 1
 #define __string(item, src)			+ 1
 #define __string_len(item, src, len)		+ 1
+#define __bitmask(item, nr_bits)		+ 1
+#define __cpumask(item)				+ 1
+#define __vstring(item, fmt, va)		+ 1
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
 	enum { __evt_nr_fields_##call = 0 tstruct };					\
 	static struct evt_field __evt_fields_##call[__evt_nr_fields_##call + 1];
@@ -131,6 +179,9 @@
 #undef __dynamic_array
 #undef __string
 #undef __string_len
+#undef __bitmask
+#undef __cpumask
+#undef __vstring
 #undef DECLARE_EVENT_CLASS
 #undef DEFINE_EVENT
 #undef DEFINE_EVENT_PRINT
@@ -156,6 +207,16 @@
 	__f[__n++] = (struct evt_field){ "__data_loc char[]", #item,			\
 		__evt_off(__data_loc_##item), 4, 1, EVT_FIELD_DYN_STRING, 0 };
 #define __string_len(item, src, len)	__string(item, src)
+#define __vstring(item, fmt, va)	__string(item, fmt)
+/* As the kernel's: an array of unsigned long (its printer reads them as host words). */
+#define __bitmask(item, nr_bits)							\
+	__f[__n++] = (struct evt_field){ "__data_loc unsigned long[]", #item,		\
+		__evt_off(__data_loc_##item), 4, (uint16_t)sizeof(unsigned long),	\
+		EVT_FIELD_DYN_ARRAY, 0 };
+#define __cpumask(item)									\
+	__f[__n++] = (struct evt_field){ "__data_loc cpumask_t", #item,			\
+		__evt_off(__data_loc_##item), 4, (uint16_t)sizeof(unsigned long),	\
+		EVT_FIELD_DYN_ARRAY, 0 };
 #define DEFINE_EVENT(template, call, proto, args)
 #define DEFINE_EVENT_PRINT(template, call, proto, args, print)
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
@@ -178,6 +239,9 @@
 #undef __dynamic_array
 #undef __string
 #undef __string_len
+#undef __bitmask
+#undef __cpumask
+#undef __vstring
 #undef DECLARE_EVENT_CLASS
 #undef DEFINE_EVENT
 #undef DEFINE_EVENT_PRINT
@@ -208,6 +272,28 @@
 		__data_size += __item_length;						\
 	}
 #define __string(item, src)	__string_len(item, src, EVT_STRING_MAX)
+#define __bitmask(item, nr_bits)							\
+	{										\
+		uint64_t __nb = __evt_bitmask_bytes(nr_bits);				\
+											\
+		if (__nb > EVT_DYN_ARRAY_MAX)						\
+			__nb = EVT_DYN_ARRAY_MAX;					\
+		__item_length = (uint32_t)__nb;						\
+		__data_offsets->item##_ptr_ = NULL;					\
+		__data_offsets->item = evt_data_loc_make(				\
+			(uint16_t)(__data_offset + __data_size), (uint16_t)__item_length); \
+		__data_size += __item_length;						\
+	}
+#define __cpumask(item)		__bitmask(item, __evt_nr_cpumask_bits())
+/* Measured on a va_copy (kernel's __trace_event_vstr_len): *va is formatted again below. */
+#define __vstring(item, fmt, va)							\
+	{										\
+		__item_length = __evt_vstr_len(fmt, va);				\
+		__data_offsets->item##_ptr_ = NULL;					\
+		__data_offsets->item = evt_data_loc_make(				\
+			(uint16_t)(__data_offset + __data_size), (uint16_t)__item_length); \
+		__data_size += __item_length;						\
+	}
 #define DEFINE_EVENT(template, call, proto, args)
 #define DEFINE_EVENT_PRINT(template, call, proto, args, print)
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
@@ -231,6 +317,9 @@
 #undef __dynamic_array
 #undef __string
 #undef __string_len
+#undef __bitmask
+#undef __cpumask
+#undef __vstring
 #undef DECLARE_EVENT_CLASS
 #undef DEFINE_EVENT
 #undef DEFINE_EVENT_PRINT
@@ -239,6 +328,9 @@
 #define __dynamic_array(type, item, len)	__entry->__data_loc_##item = __data_offsets.item;
 #define __string(item, src)			__entry->__data_loc_##item = __data_offsets.item;
 #define __string_len(item, src, len)		__entry->__data_loc_##item = __data_offsets.item;
+#define __bitmask(item, nr_bits)		__entry->__data_loc_##item = __data_offsets.item;
+#define __cpumask(item)				__entry->__data_loc_##item = __data_offsets.item;
+#define __vstring(item, fmt, va)		__entry->__data_loc_##item = __data_offsets.item;
 #define __get_dynamic_array(item)							\
 	((void *)((char *)__entry + evt_data_loc_offset(__entry->__data_loc_##item)))
 #define __get_dynamic_array_len(item)	evt_data_loc_len(__entry->__data_loc_##item)
@@ -246,6 +338,18 @@
 #define __assign_str(item, ...)								\
 	__evt_assign_str(__get_str(item), (const char *)__data_offsets.item##_ptr_,	\
 		       __get_dynamic_array_len(item))
+/* The kernel's older form: the length was given to __string_len() already. */
+#define __assign_str_len(item, ...)	__assign_str(item)
+#define __get_bitmask(item)		((char *)__get_dynamic_array(item))
+#define __assign_bitmask(item, src, nr_bits)						\
+	__evt_assign_bitmask(__get_dynamic_array(item), __get_dynamic_array_len(item),	\
+			     (src), (nr_bits))
+#define __get_cpumask(item)		__get_bitmask(item)
+#define __assign_cpumask(item, src)							\
+	__evt_assign_bitmask(__get_dynamic_array(item), __get_dynamic_array_len(item),	\
+			     (src), __evt_nr_cpumask_bits())
+#define __assign_vstr(item, fmt, va)							\
+	__evt_assign_vstr(__get_str(item), __get_dynamic_array_len(item), (fmt), (va))
 /* Inlined into each event's __evt_do_trace_<name>: a stacktrace trigger's record starts
  * above that frame (the writer knows its return address, not this one's). */
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
@@ -278,6 +382,12 @@
 #undef __get_dynamic_array_len
 #undef __get_str
 #undef __assign_str
+#undef __assign_str_len
+#undef __get_bitmask
+#undef __assign_bitmask
+#undef __get_cpumask
+#undef __assign_cpumask
+#undef __assign_vstr
 
 /* ---- pass 7: the definition, its print format, registration ------------------------ */
 #undef __field
@@ -285,6 +395,9 @@
 #undef __dynamic_array
 #undef __string
 #undef __string_len
+#undef __bitmask
+#undef __cpumask
+#undef __vstring
 #undef DECLARE_EVENT_CLASS
 #undef DEFINE_EVENT
 #undef DEFINE_EVENT_PRINT
@@ -293,10 +406,13 @@
 #define __dynamic_array(type, item, len)
 #define __string(item, src)
 #define __string_len(item, src, len)
+#define __bitmask(item, nr_bits)
+#define __cpumask(item)
+#define __vstring(item, fmt, va)
 #define __entry REC
 #define DECLARE_EVENT_CLASS(call, proto, args, tstruct, assign, print)			\
 	static const char __evt_print_##call[] = __evt_xstr(print);
-#define __EVT_DEFINE_EVENT(template, call, print_text)					\
+#define __EVT_DEFINE_EVENT(template, call, print_text, regfn, unregfn)			\
 	static struct evt_event_def __evt_def_##call = {				\
 		.abi = EVT_EVENT_DEF_ABI,						\
 		.size = sizeof(struct evt_raw_##template),				\
@@ -308,6 +424,8 @@
 		.key = &__evt_key_##call,						\
 		.init = __evt_init_##template,						\
 		.event = NULL,								\
+		.reg = regfn,								\
+		.unreg = unregfn,							\
 	};										\
 	static void __attribute__((constructor)) __evt_ctor_##call(void)		\
 	{										\
@@ -318,9 +436,12 @@
 		evt_event_unregister(&__evt_def_##call);				\
 	}
 #define DEFINE_EVENT(template, call, proto, args)					\
-	__EVT_DEFINE_EVENT(template, call, __evt_print_##template)
+	__EVT_DEFINE_EVENT(template, call, __evt_print_##template, NULL, NULL)
 #define DEFINE_EVENT_PRINT(template, call, proto, args, print)				\
-	__EVT_DEFINE_EVENT(template, call, __evt_xstr(print))
+	__EVT_DEFINE_EVENT(template, call, __evt_xstr(print), NULL, NULL)
+#undef DEFINE_EVENT_FN
+#define DEFINE_EVENT_FN(template, call, proto, args, regfn, unregfn)			\
+	__EVT_DEFINE_EVENT(template, call, __evt_print_##template, regfn, unregfn)
 #include __EVT_TRACE_HEADER
 #undef __entry
 
@@ -332,6 +453,9 @@
 #undef __dynamic_array
 #undef __string
 #undef __string_len
+#undef __bitmask
+#undef __cpumask
+#undef __vstring
 #undef __evt_falign
 #undef __evt_is_ptr
 #undef __evt_is_signed
@@ -343,6 +467,8 @@
 #undef EVT_TRACE_PASS
 #undef TRACE_HEADER_MULTI_READ
 #undef DEFINE_EVENT_CONDITION
+#undef DEFINE_EVENT_FN
+#undef __EVT_DEFINE_EVENT_FN_COND
 #undef __EVT_DEFINE_EVENT
 #undef __EVT_TRACE_HEADER
 #undef __EVT_TRACE_INCLUDE

@@ -135,9 +135,14 @@ struct evt_event_def {
 	uint8_t *key;			/* read with a relaxed atomic load */
 	void (*init)(struct evt_event_def *def);	/* fills fields before registering */
 	struct evt_event *event;	/* set while registered (library-private) */
+	/* ABI 2 (TRACE_EVENT_FN): run under the event mutex when the first instance
+	 * starts recording the event (reg; < 0 refuses) and when the last stops. */
+	int (*reg)(void);
+	void (*unreg)(void);
 };
 
-#define EVT_EVENT_DEF_ABI	1
+/* 2 added reg/unreg; definitions of ABI 1 (without them) still register. */
+#define EVT_EVENT_DEF_ABI	2
 
 /**
  * evt_event_register() - register one definition (TRACE_EVENT() does it from

@@ -108,7 +108,8 @@ bool evt_instance_pid_allowed(struct evt_instance *inst, pid_t tid, pid_t tgid);
  * evt_instance_event_enable() - enable or disable every event matching the globs.
  * @system, @name: globs (NULL = "*").
  * Return: the number of events matched, -EINVAL when none matched (the
- * kernel's answer to `echo nosuch > set_event`).
+ * kernel's answer to `echo nosuch > set_event`); when none could be enabled
+ * because a TRACE_EVENT_FN() reg callback failed, its error.
  */
 int evt_instance_event_enable(struct evt_instance *inst, const char *system, const char *name,
 			      bool enable);

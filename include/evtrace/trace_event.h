@@ -57,10 +57,29 @@
  *	__string(item, src)			a copy of the string src (NULL gives
  *						"(null)"), __data_loc char[]
  *	__string_len(item, src, len)		at most len bytes of src
- * In TP_fast_assign: __entry->item, __assign_str(item),
- * __get_str(item), __get_dynamic_array(item), __get_dynamic_array_len(item).
+ *	__bitmask(item, nr_bits)		a bitmask of nr_bits bits, as unsigned
+ *						longs: __data_loc unsigned long[]
+ *	__cpumask(item)				a CPU set (cpu_set_t * in assign):
+ *						a bitmask of the configured CPUs,
+ *						__data_loc cpumask_t
+ *	__vstring(item, fmt, va)		vsnprintf(fmt, *va) at record time
+ *						(va is a va_list *), __data_loc char[]
+ * In TP_fast_assign: __entry->item, __assign_str(item), __assign_str_len(item),
+ * __assign_bitmask(item, src, nr_bits), __assign_cpumask(item, src),
+ * __assign_vstr(item, fmt, va), __get_str(item), __get_bitmask(item),
+ * __get_cpumask(item), __get_dynamic_array(item),
+ * __get_dynamic_array_len(item).
  * In TP_printk: printf conversions, __get_str, __get_dynamic_array,
- * __print_flags, __print_symbolic, __print_hex (docs/events.md).
+ * __get_bitmask, __get_cpumask, __print_flags, __print_symbolic, __print_hex (docs/events.md).
+ *
+ * TRACE_EVENT_FN(name, proto, args, tstruct, assign, print, reg, unreg) and
+ * DEFINE_EVENT_FN(class, name, proto, args, reg, unreg) (TRACE_EVENT_FN_COND(name,
+ * proto, args, cond, tstruct, assign, print, reg, unreg) with a condition too):
+ * int reg(void) runs
+ * when the event starts being recorded by some instance, void unreg(void)
+ * when no instance records it any more (either may be NULL), under the
+ * library's event mutex: they must not enable or disable events. A negative
+ * return of reg fails the enabling with that error.
  *
  * Record layout: struct evt_trace_entry (12 bytes), then the fields in
  * order with their natural alignment capped at 4 bytes (ring buffer
@@ -74,9 +93,11 @@
 #ifndef EVTRACE_TRACE_EVENT_H
 #define EVTRACE_TRACE_EVENT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <evtrace/events.h>
@@ -112,6 +133,11 @@
 #define EVT_STRING_MAX		1024u
 #define EVT_DYN_ARRAY_MAX	2048u
 
+/* Bytes of a __bitmask() of @nr_bits bits: whole unsigned longs, as the kernel's. */
+#define __evt_bitmask_bytes(nr_bits)							\
+	(((uint64_t)(nr_bits) + 8 * sizeof(unsigned long) - 1) / (8 * sizeof(unsigned long)) * \
+	 sizeof(unsigned long))
+
 /* The kind of an array field: arrays of a char type are strings, as for the kernel. */
 static inline uint8_t __evt_array_kind(const char *type, size_t elem_size, bool dynamic)
 {
@@ -129,6 +155,53 @@ static inline void __evt_assign_str(char *dst, const char *src, size_t len)
 		return;
 	memcpy(dst, src, len - 1);
 	dst[len - 1] = '\0';
+}
+
+/* __assign_bitmask(): @len bytes were reserved; copy what @nr_bits needs, zero the rest. */
+static inline void __evt_assign_bitmask(void *dst, size_t len, const void *src, uint64_t nr_bits)
+{
+	uint64_t n = __evt_bitmask_bytes(nr_bits);
+
+	if (n > len)
+		n = len;
+	if (src)
+		memcpy(dst, src, (size_t)n);
+	else
+		n = 0;
+	memset((char *)dst + n, 0, len - (size_t)n);
+}
+
+/* __vstring(): the bytes vsnprintf(fmt, *va) needs, NUL included, at most EVT_STRING_MAX. */
+static inline uint32_t __evt_vstr_len(const char *fmt, va_list *va)
+{
+	va_list aq;
+	int n;
+
+	if (!fmt || !va)
+		return 1;
+	va_copy(aq, *va);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		n = 0;
+	if ((unsigned int)n > EVT_STRING_MAX - 1)
+		n = EVT_STRING_MAX - 1;
+	return (uint32_t)n + 1;
+}
+
+/* __assign_vstr(): format into the @len bytes reserved (a va_copy: *va stays usable). */
+static inline void __evt_assign_vstr(char *dst, size_t len, const char *fmt, va_list *va)
+{
+	va_list aq;
+
+	if (len == 0)
+		return;
+	dst[0] = '\0';
+	if (!fmt || !va)
+		return;
+	va_copy(aq, *va);
+	vsnprintf(dst, len, fmt, aq);
+	va_end(aq);
 }
 
 #endif /* EVTRACE_TRACE_EVENT_H */
@@ -151,6 +224,20 @@ static inline void __evt_assign_str(char *dst, const char *src, size_t len)
 			    PARAMS(assign), PARAMS(print))				\
 	DEFINE_EVENT_CONDITION(name, name, PARAMS(proto), PARAMS(args), PARAMS(cond))
 
+/* An event whose reg()/unreg() run when it starts/stops being recorded (any instance). */
+#undef TRACE_EVENT_FN
+#define TRACE_EVENT_FN(name, proto, args, tstruct, assign, print, reg, unreg)		\
+	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct),		\
+			    PARAMS(assign), PARAMS(print))				\
+	DEFINE_EVENT_FN(name, name, PARAMS(proto), PARAMS(args), reg, unreg)
+/* Both: a condition at the call site and reg/unreg callbacks. */
+#undef TRACE_EVENT_FN_COND
+#define TRACE_EVENT_FN_COND(name, proto, args, cond, tstruct, assign, print, reg, unreg)	\
+	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct),		\
+			    PARAMS(assign), PARAMS(print))				\
+	__EVT_DEFINE_EVENT_FN_COND(name, name, PARAMS(proto), PARAMS(args), PARAMS(cond),	\
+				   reg, unreg)
+
 /*
  * The declarations: every inclusion of an event header outside the passes
  * of define_trace.h (which define EVT_TRACE_PASS) gets them.
@@ -160,7 +247,13 @@ static inline void __evt_assign_str(char *dst, const char *src, size_t len)
 #undef DEFINE_EVENT
 #undef DEFINE_EVENT_PRINT
 #undef DEFINE_EVENT_CONDITION
+#undef DEFINE_EVENT_FN
+#undef __EVT_DEFINE_EVENT_FN_COND
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)
+#define DEFINE_EVENT_FN(template, name, proto, args, reg, unreg)			\
+	DEFINE_EVENT(template, name, PARAMS(proto), PARAMS(args))
+#define __EVT_DEFINE_EVENT_FN_COND(template, name, proto, args, cond, reg, unreg)	\
+	DEFINE_EVENT_CONDITION(template, name, PARAMS(proto), PARAMS(args), PARAMS(cond))
 #define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)			\
 	__evt_extern uint8_t __evt_key_##name __evt_hidden;				\
 	__evt_extern void __evt_do_trace_##name(proto) __evt_hidden;			\

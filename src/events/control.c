@@ -115,29 +115,35 @@ struct enable_arg {
 	struct evt_instance *inst;
 	bool enable;
 	int matched;
+	int err; /* a reg callback's error (TRACE_EVENT_FN) */
 };
 
 static int enable_one(struct evt_event *ev, void *p)
 {
 	struct enable_arg *a = p;
 	struct trace_event_file *file = event_file_locked(a->inst, ev);
+	int ret;
 
 	if (!file || !ev->def)		/* built-in events are not switched on and off */
 		return 0;
-	a->matched++;
-	event_file_enable_locked(file, a->enable);
+	ret = event_file_enable_locked(file, a->enable);
+	if (ret < 0)
+		a->err = ret;
+	else
+		a->matched++;
 	return 0;
 }
 
 int evt_instance_event_enable(struct evt_instance *inst, const char *system, const char *name,
 			      bool enable)
 {
-	struct enable_arg a = { inst, enable, 0 };
+	struct enable_arg a = { inst, enable, 0, 0 };
 
 	if (!inst)
 		return -EINVAL;
 	foreach_event(system, name, enable_one, &a);
-	return a.matched ? a.matched : -EINVAL;
+	/* as the kernel's __ftrace_set_clr_event(): an error only if nothing was switched */
+	return a.matched ? a.matched : a.err ? a.err : -EINVAL;
 }
 
 struct state_arg {

@@ -85,6 +85,7 @@ struct evt_event {
 	volatile uint8_t *key;			/* the call sites' byte */
 	uint8_t key_local;			/* key of built-in events */
 	bool live;				/* registered (not a zombie) */
+	bool reg_on;				/* def->reg ran, unreg not yet (event_mutex) */
 	/*
 	 * How records print when not by the print format (synthetic events:
 	 * the kernel's print_synth_event()); NULL = print_fmt. Set once under
@@ -155,6 +156,12 @@ struct trace_event_file *event_file_locked(struct evt_instance *inst, struct evt
 
 /* Enable/disable, soft mode: update flags and the event's active set and key. */
 int event_file_enable_locked(struct trace_event_file *file, bool enable);
+/*
+ * Run @ev's reg callback (TRACE_EVENT_FN) unless it ran already; the enabling
+ * paths call it before an instance starts recording @ev, and fail with its
+ * error. event_update_active_locked() runs unreg when no instance records it.
+ */
+int event_reg_locked(struct evt_event *ev);
 int event_file_soft_locked(struct trace_event_file *file, bool soft_mode, bool soft_disabled);
 
 /*

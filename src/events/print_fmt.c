@@ -15,8 +15,9 @@
  * Arguments: integer, char and string literals; REC->field and
  * REC->field[i]; casts; unary - ! ~; binary * / % + - << >> < <= > >=
  * == != & ^ | && ||; ?:; __get_str, __get_rel_str, __get_dynamic_array,
- * __get_dynamic_array_len, __print_flags(_u64), __print_symbolic(_u64),
- * __print_hex, __print_hex_str, __print_array.
+ * __get_dynamic_array_len, __get_bitmask, __get_cpumask (and their __get_rel_
+ * forms), __print_flags(_u64), __print_symbolic(_u64), __print_hex,
+ * __print_hex_str, __print_array.
  * Conversions: %d %i %u %x %X %o %c %s %p (%ps %pS %pB %pF %pf %px %pK)
  * %% with flags "-+ #0", width, precision (or *) and length hh h l ll z j t.
  */
@@ -40,7 +41,16 @@
 
 enum node_kind {
 	N_INT, N_STR, N_FIELD, N_GET_STR, N_GET_DYN, N_GET_DYN_LEN, N_FLAGS, N_SYMBOLIC,
-	N_HEX, N_HEX_STR, N_ARRAY, N_UNARY, N_BINARY, N_TERNARY, N_CAST, N_INDEX, N_IDENT,
+	N_HEX,
+	N_HEX_STR,
+	N_ARRAY,
+	N_BITMASK,
+	N_UNARY,
+	N_BINARY,
+	N_TERNARY,
+	N_CAST,
+	N_INDEX,
+	N_IDENT,
 };
 
 struct sym {
@@ -501,6 +511,11 @@ static struct node *parse_call(struct parser *ps, const char *name)
 	} else if (!strcmp(name, "__get_dynamic_array_len") ||
 		   !strcmp(name, "__get_rel_dynamic_array_len")) {
 		n = node_new(ps, N_GET_DYN_LEN);
+		if (n)
+			parse_field_arg(ps, n);
+	} else if (!strcmp(name, "__get_bitmask") || !strcmp(name, "__get_cpumask") ||
+		   !strcmp(name, "__get_rel_bitmask") || !strcmp(name, "__get_rel_cpumask")) {
+		n = node_new(ps, N_BITMASK);
 		if (n)
 			parse_field_arg(ps, n);
 	} else if (!strcmp(name, "__print_flags") || !strcmp(name, "__print_flags_u64")) {
@@ -1155,6 +1170,27 @@ static struct val eval_array(struct eval_ctx *c, const struct node *n)
 	return scratch_done(c, &s);
 }
 
+/*
+ * The kernel's trace_print_bitmask_seq() ("%*pb" of size * 8 bits): 32-bit
+ * chunks in hex from the most significant, zero-padded, comma-separated
+ * ("00000000,00000003"). The words are the writer's unsigned longs, read
+ * as little-endian bytes (x86-64, arm64): chunk k is bytes 4k..4k+3.
+ */
+static struct val eval_bitmask(struct eval_ctx *c, const struct node *n)
+{
+	struct evt_seq s = scratch_seq(c);
+	const char *p;
+	size_t len;
+
+	if (!dyn_data(c, n->field, &p, &len))
+		return scratch_done(c, &s);
+	for (size_t i = len; i-- > 0;)
+		if (evt_seq_printf(&s, i % 4 == 3 && i + 1 < len ? ",%02x" : "%02x",
+				   (unsigned char)p[i]))
+			break;
+	return scratch_done(c, &s);
+}
+
 static uint64_t cast_int(uint64_t v, unsigned int size, bool is_signed)
 {
 	switch (size) {
@@ -1249,6 +1285,8 @@ static struct val eval(struct eval_ctx *c, const struct node *n)
 		return eval_hex(c, n);
 	case N_ARRAY:
 		return eval_array(c, n);
+	case N_BITMASK:
+		return eval_bitmask(c, n);
 	case N_UNARY:
 		v = eval(c, n->a);
 		switch (n->op) {

@@ -260,6 +260,33 @@ int evt_event_count(const char *system, const char *name)
 
 /* --- the active set and the key ------------------------------------------------------- */
 
+/* @def's reg/unreg callbacks (TRACE_EVENT_FN), or NULL: ABI 1 definitions have none. */
+static int (*def_reg(const struct evt_event_def *def))(void)
+{
+	return def && def->abi >= 2 ? def->reg : NULL;
+}
+
+static void (*def_unreg(const struct evt_event_def *def))(void)
+{
+	return def && def->abi >= 2 ? def->unreg : NULL;
+}
+
+int event_reg_locked(struct evt_event *ev)
+{
+	int (*reg)(void) = def_reg(ev->def);
+	int ret;
+
+	if (ev->reg_on || !ev->live)
+		return 0;
+	if (reg) {
+		ret = reg();
+		if (ret < 0)
+			return ret;
+	}
+	ev->reg_on = true;
+	return 0;
+}
+
 /*
  * Rebuild @ev's active set from the files of every instance that records
  * it (enabled, or in soft mode) and set its key. event_mutex held.
@@ -272,6 +299,10 @@ void event_update_active_locked(struct evt_event *ev)
 
 	if (ev->live)
 		n = instance_active_files_locked(ev, files, INSTANCE_MAX);
+	/* reg before the first instance records (the paths that enable called it and
+	 * failed on its error; this covers any other), unreg after the key is off */
+	if (n && event_reg_locked(ev) < 0)
+		n = 0;
 	if (n) {
 		set = malloc(sizeof(*set) + n * sizeof(set->files[0]));
 		if (!set) {
@@ -290,6 +321,13 @@ void event_update_active_locked(struct evt_event *ev)
 	if (ev->key)
 		__atomic_store_n(ev->key, (uint8_t)(set != NULL), __ATOMIC_RELEASE);
 	event_gc_free(old);
+	if (!set && ev->reg_on) {
+		void (*unreg)(void) = def_unreg(ev->def);
+
+		ev->reg_on = false;
+		if (unreg)
+			unreg();
+	}
 }
 
 /* --- files ---------------------------------------------------------------------------- */
@@ -329,6 +367,12 @@ int event_file_enable_locked(struct trace_event_file *file, bool enable)
 		set = 0;
 		clr = EVT_FILE_ENABLED;
 	}
+	if (enable) {
+		int ret = event_reg_locked(file->event);
+
+		if (ret < 0)
+			return ret;
+	}
 	old = file_flags_update(file, clr, set);
 	if (((old & ~clr) | set) == old)
 		return 0;
@@ -344,6 +388,12 @@ int event_file_soft_locked(struct trace_event_file *file, bool soft_mode, bool s
 		set |= EVT_FILE_SOFT_MODE;
 	if (soft_mode && soft_disabled)
 		set |= EVT_FILE_SOFT_DISABLED;
+	if (soft_mode) {
+		int ret = event_reg_locked(file->event);
+
+		if (ret < 0)
+			return ret;
+	}
 	/* Writers read the flags with a relaxed load: a record written just after the
 	 * change may still see the old flag, as in the kernel. */
 	file_flags_update(file, EVT_FILE_SOFT_MODE | EVT_FILE_SOFT_DISABLED, set);
@@ -598,7 +648,7 @@ int evt_event_register(struct evt_event_def *def)
 {
 	int ret;
 
-	if (!def || def->abi != EVT_EVENT_DEF_ABI || !name_ok(def->system) ||
+	if (!def || def->abi < 1 || def->abi > EVT_EVENT_DEF_ABI || !name_ok(def->system) ||
 	    !name_ok(def->name) || !def->key)
 		return -EINVAL;
 	events_init();
@@ -614,8 +664,8 @@ int event_register_locked(struct evt_event_def *def)
 	size_t zi = 0;
 	int ret;
 
-	if (!def || def->abi != EVT_EVENT_DEF_ABI || !name_ok(def->system) || !name_ok(def->name) ||
-	    !def->key)
+	if (!def || def->abi < 1 || def->abi > EVT_EVENT_DEF_ABI || !name_ok(def->system) ||
+	    !name_ok(def->name) || !def->key)
 		return -EINVAL;
 	if (def->init)
 		def->init(def);

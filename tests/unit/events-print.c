@@ -131,6 +131,11 @@ int main(void)
 	check("\"[%s]\", __print_hex_str(__get_dynamic_array(buf), 2)", "[01ab]");
 	check("\"%s\", __print_array(REC->arr, 3, 4)", "{0x5,0xfffffffa,0x7}");
 	check("\"%u\", __get_dynamic_array_len(buf)", "4");
+	/* the kernel's trace_print_bitmask_seq(): 32-bit chunks from the top, zero-padded,
+	 * a short first chunk of what is left (6 bytes: 48 bits, 16 + 32) */
+	check("\"%s|%-10s|\", __get_bitmask(buf), __get_cpumask(buf)", "ff00ab01|ff00ab01  |");
+	check("\"%s\", __get_bitmask(str)", "006f,6c6c6568");
+	check_len("\"[%s]\", __get_bitmask(str)", "[]", 84);	/* data past the end */
 	/* a record cut short: fields past the end read as 0 / "" */
 	check_len("\"%d [%s] [%s] %llu\", REC->i, REC->name, __get_str(str), REC->ull",
 		  "-42 [] [] 0", 20);
