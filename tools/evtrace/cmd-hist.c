@@ -26,36 +26,6 @@ static void hist_usage(FILE *f)
 		   "  EVENT              name, sys:name or sys:* (default: every event)\n");
 }
 
-struct dirlist {
-	char **v;
-	int n;
-};
-
-static int add(void *arg, const char *name, unsigned int mode)
-{
-	struct dirlist *l = arg;
-	char **nv;
-
-	if (!S_ISDIR(mode))
-		return 0;
-	nv = realloc(l->v, (size_t)(l->n + 1) * sizeof(*nv));
-	if (!nv)
-		return -1;
-	l->v = nv;
-	l->v[l->n] = strdup(name);
-	if (!l->v[l->n])
-		return -1;
-	l->n++;
-	return 0;
-}
-
-static void drop(struct dirlist *l)
-{
-	for (int i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-}
-
 static bool selected(int argc, char **argv, const char *sys, const char *ev)
 {
 	if (argc == 0)
@@ -96,7 +66,7 @@ int cmd_hist(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct dirlist sys = { 0 };
+	struct cmd_names sys = { 0 };
 	struct ctl_client *c;
 	bool all = false;
 	int opt, printed = 0, files = 0;
@@ -122,17 +92,17 @@ int cmd_hist(int argc, char **argv)
 	c = cmd_ctl_connect(pid);
 	if (!c)
 		return 1;
-	if (ctl_readdir(c, "events", add, &sys)) {
+	if (ctl_readdir(c, "events", cmd_names_add_dir, &sys)) {
 		cmd_error("cannot list events/");
 		ctl_close(c);
 		return 1;
 	}
 	for (int i = 0; i < sys.n; i++) {
-		struct dirlist ev = { 0 };
+		struct cmd_names ev = { 0 };
 		char dir[300];
 
 		snprintf(dir, sizeof(dir), "events/%s", sys.v[i]);
-		if (ctl_readdir(c, dir, add, &ev))
+		if (ctl_readdir(c, dir, cmd_names_add_dir, &ev))
 			continue;
 		for (int j = 0; j < ev.n; j++) {
 			char path[600], *text = NULL;
@@ -153,9 +123,9 @@ int cmd_hist(int argc, char **argv)
 			}
 			free(text);
 		}
-		drop(&ev);
+		cmd_names_free(&ev);
 	}
-	drop(&sys);
+	cmd_names_free(&sys);
 	if (!files)
 		fprintf(stderr,
 			"evtrace: no hist file in process %d (no histogram support, or no "

@@ -123,38 +123,6 @@ static void rec_usage(FILE *f)
 
 /* --- fetching what the file needs --------------------------------------------------- */
 
-struct names {
-	char **v;
-	int n;
-};
-
-static int add_dir(void *arg, const char *name, unsigned int mode)
-{
-	struct names *l = arg;
-	char **nv;
-
-	if (!S_ISDIR(mode))
-		return 0;
-	nv = realloc(l->v, (size_t)(l->n + 1) * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	l->v = nv;
-	l->v[l->n] = strdup(name);
-	if (!l->v[l->n])
-		return -ENOMEM;
-	l->n++;
-	return 0;
-}
-
-static void free_names(struct names *l)
-{
-	for (int i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
-
 static void free_fmts(struct rec_fmt *f, size_t n)
 {
 	for (size_t i = 0; f && i < n; i++) {
@@ -192,7 +160,7 @@ static unsigned int fmt_id(const char *text)
  */
 static int fetch_meta(struct rec_src *s)
 {
-	struct names sys = { 0 };
+	struct cmd_names sys = { 0 };
 	struct rec_fmt *fmts = NULL;
 	size_t nfmts = 0, cap = 0;
 	char *cmdlines = NULL, *clocks = NULL;
@@ -201,13 +169,13 @@ static int fetch_meta(struct rec_src *s)
 
 	if (!s->c)
 		return -ENOTCONN;
-	ret = ctl_readdir(s->c, "events", add_dir, &sys);
+	ret = ctl_readdir(s->c, "events", cmd_names_add_dir, &sys);
 	for (int i = 0; !ret && i < sys.n; i++) {
-		struct names ev = { 0 };
+		struct cmd_names ev = { 0 };
 		char dir[300];
 
 		snprintf(dir, sizeof(dir), "events/%s", sys.v[i]);
-		ret = ctl_readdir(s->c, dir, add_dir, &ev);
+		ret = ctl_readdir(s->c, dir, cmd_names_add_dir, &ev);
 		for (int j = 0; !ret && j < ev.n; j++) {
 			char path[600], *text = NULL;
 
@@ -242,9 +210,9 @@ static int fetch_meta(struct rec_src *s)
 			if (!fmts[nfmts - 1].system || !fmts[nfmts - 1].name)
 				ret = -ENOMEM;
 		}
-		free_names(&ev);
+		cmd_names_free(&ev);
 	}
-	free_names(&sys);
+	cmd_names_free(&sys);
 	if (!ret) {
 		n = ctl_read(s->c, "saved_cmdlines", &cmdlines);
 		if (n < 0)
@@ -672,7 +640,7 @@ out:
 /* --- setting events up ------------------------------------------------------------------- */
 
 /* The event files (events/SYS/NAME) that @spec names, from available_events. */
-static int resolve(const char *avail, const char *spec, struct names *out)
+static int resolve(const char *avail, const char *spec, struct cmd_names *out)
 {
 	char sys[256], name[256];
 	const char *colon = strchr(spec, ':');
@@ -701,16 +669,11 @@ static int resolve(const char *avail, const char *spec, struct names *out)
 		else
 			match = !strcmp(spec, "all") || !strcmp(spec, l) || !strcmp(spec, c + 1);
 		if (match) {
-			char path[600], **nv = realloc(out->v, (size_t)(out->n + 1) * sizeof(*nv));
+			char path[600];
 
-			if (!nv)
-				break;
-			out->v = nv;
 			snprintf(path, sizeof(path), "events/%s/%s", l, c + 1);
-			out->v[out->n] = strdup(path);
-			if (!out->v[out->n])
+			if (cmd_names_push(out, path))
 				break;
-			out->n++;
 			found++;
 		}
 	}
@@ -770,7 +733,7 @@ static int setup_events(struct rec *r, struct rec_src *s)
 			add_undo(s, "events/enable", "0");
 	}
 	for (int i = 0; !ret && i < r->nev; i++) {
-		struct names files = { 0 };
+		struct cmd_names files = { 0 };
 		int n = resolve(avail, r->ev[i].spec, &files);
 
 		if (n <= 0) {
@@ -780,7 +743,7 @@ static int setup_events(struct rec *r, struct rec_src *s)
 					  r->ev[i].spec, (int)ctl_client_info(s->c)->pid);
 				ret = -1;
 			}
-			free_names(&files);
+			cmd_names_free(&files);
 			continue;
 		}
 		for (int j = 0; !ret && j < files.n; j++) {
@@ -807,7 +770,7 @@ static int setup_events(struct rec *r, struct rec_src *s)
 			if (!ret && attached)
 				add_undo(s, path, "0");
 		}
-		free_names(&files);
+		cmd_names_free(&files);
 	}
 	free(avail);
 	return ret;

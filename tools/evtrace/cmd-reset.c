@@ -23,38 +23,6 @@ static void reset_usage(FILE *f)
 		"  -p, --pid PID      the process (default: the only one traced)\n");
 }
 
-struct names {
-	char **v;
-	int n;
-};
-
-static int add_dir(void *arg, const char *name, unsigned int mode)
-{
-	struct names *l = arg;
-	char **nv;
-
-	if (!S_ISDIR(mode))
-		return 0;
-	nv = realloc(l->v, (size_t)(l->n + 1) * sizeof(*nv));
-	if (!nv)
-		return -1;
-	l->v = nv;
-	l->v[l->n] = strdup(name);
-	if (!l->v[l->n])
-		return -1;
-	l->n++;
-	return 0;
-}
-
-static void free_names(struct names *l)
-{
-	for (int i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
-
 static int put(struct ctl_client *c, const char *path, const char *data, unsigned int flags)
 {
 	char err[4096];
@@ -99,7 +67,7 @@ int cmd_reset(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct names sys = { 0 };
+	struct cmd_names sys = { 0 };
 	struct ctl_client *c;
 	pid_t pid = 0;
 	int opt, status = 0;
@@ -126,13 +94,13 @@ int cmd_reset(int argc, char **argv)
 	if (!c)
 		return 1;
 	status |= put(c, "set_event", "", CTL_WF_TRUNC);
-	if (ctl_readdir(c, "events", add_dir, &sys) == 0) {
+	if (ctl_readdir(c, "events", cmd_names_add_dir, &sys) == 0) {
 		for (int i = 0; i < sys.n; i++) {
-			struct names ev = { 0 };
+			struct cmd_names ev = { 0 };
 			char dir[600];
 
 			snprintf(dir, sizeof(dir), "events/%s", sys.v[i]);
-			if (ctl_readdir(c, dir, add_dir, &ev))
+			if (ctl_readdir(c, dir, cmd_names_add_dir, &ev))
 				continue;
 			for (int j = 0; j < ev.n; j++) {
 				char edir[900], path[1000];
@@ -143,10 +111,10 @@ int cmd_reset(int argc, char **argv)
 				if (ctl_stat(c, path, NULL) == 0)
 					status |= put(c, path, "0", CTL_WF_TRUNC);
 			}
-			free_names(&ev);
+			cmd_names_free(&ev);
 		}
 	}
-	free_names(&sys);
+	cmd_names_free(&sys);
 	status |= put(c, "trace", "", CTL_WF_TRUNC);
 	status |= put(c, "tracing_on", "1", CTL_WF_TRUNC);
 	ctl_close(c);

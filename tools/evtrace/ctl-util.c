@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "control/ctl_client.h"
@@ -115,4 +116,32 @@ void cmd_ctl_error(const char *what, const char *path, int err, const char *text
 	cmd_error("%s %s: %s", what, path, strerror(-err));
 	if (text && *text)
 		fprintf(stderr, "%s%s", text, text[strlen(text) - 1] == '\n' ? "" : "\n");
+}
+
+int cmd_names_push(struct cmd_names *l, const char *name)
+{
+	char **nv = realloc(l->v, (size_t)(l->n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	l->v = nv;
+	l->v[l->n] = strdup(name);
+	if (!l->v[l->n])
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+int cmd_names_add_dir(void *arg, const char *name, unsigned int mode)
+{
+	return S_ISDIR(mode) ? cmd_names_push(arg, name) : 0;
+}
+
+void cmd_names_free(struct cmd_names *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
 }

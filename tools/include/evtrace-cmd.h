@@ -88,4 +88,17 @@ int cmd_ctl_pids(pid_t **pids);
 struct ctl_client *cmd_ctl_connect(pid_t pid);
 void cmd_ctl_error(const char *what, const char *path, int err, const char *text);
 
+/*
+ * A list of names (ctl-util.c): cmd_names_push() appends a copy (0 or -ENOMEM);
+ * cmd_names_add_dir() is a ctl_filldir_t keeping the directories of a ctl_readdir();
+ * cmd_names_free() empties the list.
+ */
+struct cmd_names {
+	char **v;
+	int n;
+};
+int cmd_names_push(struct cmd_names *l, const char *name);
+int cmd_names_add_dir(void *arg, const char *name, unsigned int mode);
+void cmd_names_free(struct cmd_names *l);
+
 #endif /* EVTRACE_CMD_H */
