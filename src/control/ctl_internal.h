@@ -13,4 +13,17 @@
  */
 void ctl_start_from_env(void);
 
+/*
+ * The start-up hold (docs/control.md): with EVTRACE_CONTROL_HOLD=<our pid>,
+ * ctl_start_from_env() arms it; the first event a program thread fires (or
+ * trace_marker write) parks in ctl_hold_wait() until a client sends
+ * CTL_OP_RELEASE or EVTRACE_CONTROL_HOLD_TIMEOUT seconds (default 10) pass.
+ * @ctl_hold_armed: non-zero while armed (the writers' cheap test).
+ * ctl_hold_wait() - Context: a writer, outside any write (no RCU read
+ * section, no lock held); a futex wait, async-signal-safe; returns at
+ * once on the endpoint's own threads.
+ */
+extern int ctl_hold_armed;
+void ctl_hold_wait(void);
+
 #endif /* EVT_CONTROL_CTL_INTERNAL_H */

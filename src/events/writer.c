@@ -33,6 +33,7 @@
 #include "compat/atomic.h"
 #include "compat/compiler.h"
 #include "compat/urcu.h"
+#include "control/ctl_internal.h"
 #include "events/event_internal.h"
 #include "filter/filter.h"
 #include "trigger/trigger.h"
@@ -214,6 +215,10 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 	ev = ld_acquire(&def->event);
 	if (unlikely(!ev))
 		return NULL;
+	/* The start-up hold (EVTRACE_CONTROL_HOLD): park before the write starts, never
+	 * inside one. Relaxed: a hint, ctl_hold_wait() reads it again with acquire. */
+	if (unlikely(ld_relaxed(&ctl_hold_armed)) && !wtls.depth)
+		ctl_hold_wait();
 	rcu_lock();
 	set = rcu_deref(ev->active);
 	if (unlikely(!set)) {
@@ -323,6 +328,9 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 	if (!inst || (len && !buf))
 		return -EINVAL;
 	events_init();
+	/* As in evt_trace_event_reserve(). Relaxed: a hint, re-read with acquire. */
+	if (unlikely(ld_relaxed(&ctl_hold_armed)) && !wtls.depth)
+		ctl_hold_wait();
 	if (!ld_relaxed(&inst->tracing_on))
 		return -EBADF;		/* the kernel: "ring buffer disabled" */
 	/* A writer like the others: a snapshot's buffer is freed a grace period
