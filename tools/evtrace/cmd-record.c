@@ -7,9 +7,11 @@
  *
  * How: the command is started with EVTRACE_CONTROL=1 (its library serves
  * the control socket, docs/control.md) and EVTRACE_EVENTS set to the -e
- * list (so events are on from their registration), or each process -p is
- * attached to. Through the socket: the events, filters and triggers are
- * set, and the ring buffer's memfd is taken (GETBUF) and mapped. The pages
+ * list (so events are on from their registration) and EVTRACE_CONTROL_HOLD
+ * (its first event waits for us), or each process -p is attached to.
+ * Through the socket: the events, filters and triggers are set, and the
+ * ring buffer's memfd is taken (GETBUF) and mapped; a started command is
+ * then released (RELEASE), so that nothing it writes escapes the settings. The pages
  * are drained with evt_ring_buffer_read_page() from the mapping, nothing
  * but control goes through the socket, into one spool file per CPU. At the
  * end (Ctrl-C, the command's exit, or the process's exit which waits for
