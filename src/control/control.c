@@ -93,6 +93,7 @@ static int hold_parked;		      /* threads in ctl_hold_wait() now */
 static int hold_warned;		      /* the timeout message went out */
 static struct timespec hold_deadline; /* CLOCK_MONOTONIC; written before arming */
 static __thread bool ctl_own_thread;  /* the endpoint's threads never park */
+__thread unsigned int ctl_locks_held; /* see ctl_internal.h */
 
 static double env_seconds(const char *name, double def)
 {
@@ -157,7 +158,7 @@ void ctl_hold_wait(void)
 	int saved = errno;
 
 	/* Acquire: pairs with the release in hold_arm_from_env() (the deadline). */
-	if (ctl_own_thread || !ld_acquire(&ctl_hold_armed))
+	if (ctl_own_thread || ctl_locks_held || !ld_acquire(&ctl_hold_armed))
 		return;
 	add_relaxed(&hold_parked, 1);
 	/* Acquire: pairs with hold_release(); the settings are in place after it. */

@@ -328,7 +328,8 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 	if (!inst || (len && !buf))
 		return -EINVAL;
 	events_init();
-	/* As in evt_trace_event_reserve(). Relaxed: a hint, re-read with acquire. */
+	/* As in evt_trace_event_reserve() (through the tracefs API we are under
+	 * tfs_lock: ctl_hold_wait() does not park then). Relaxed: a hint. */
 	if (unlikely(ld_relaxed(&ctl_hold_armed)) && !wtls.depth)
 		ctl_hold_wait();
 	if (!ld_relaxed(&inst->tracing_on))

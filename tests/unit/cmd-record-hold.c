@@ -6,7 +6,10 @@
  * (seq 998) and as the first thing main() does (seq 999), then seq 0..9.
  * The file must hold exactly seq 0..9 (no rejected record), and the
  * trigger (stacktrace if seq >= 998) must have fired for both early
- * events: two ftrace:kernel_stack records.
+ * events: two ftrace:kernel_stack records. Then the same with a
+ * trace_marker write first, through the tracefs API (under its lock, which
+ * the recorder needs to set things up: it must not park there, the tick
+ * after it does).
  * Also: a program started with EVTRACE_CONTROL_HOLD and no recorder goes
  * on after EVTRACE_CONTROL_HOLD_TIMEOUT, saying so once on stderr.
  */
@@ -15,6 +18,7 @@
 #include <sys/wait.h>
 
 #include <evtrace/control.h>
+#include <evtrace/tracefs.h>
 
 #define CREATE_TRACE_POINTS
 #include "control-tp.h"
@@ -28,8 +32,11 @@ static void __attribute__((constructor)) early_tick(void)
 		trace_ctl_tick(0, 998);
 }
 
-static int child_main(void)
+static int child_main(bool marker)
 {
+	/* under the tracefs lock, which the recorder needs: must not park there */
+	if (marker && evt_tracefs_write(NULL, "trace_marker", "first", 5, 0) != 5)
+		return 3;
 	trace_ctl_tick(0, 999);
 	for (unsigned long long i = 0; i < 10; i++)
 		trace_ctl_tick(0, i);
@@ -38,46 +45,36 @@ static int child_main(void)
 
 static char out[1 << 20];
 
-int main(int argc, char **argv)
+/*
+ * Record the child (@marker: it writes trace_marker first) with a filter
+ * that rejects seq >= 100 and a trigger on seq >= 998: seq 0..9 only, and
+ * @stacks stack traces.
+ */
+static void record_and_check(const char *self, const char *file, bool marker, long stacks_want)
 {
-	char tmp[256], file[300], self[4096];
+	char *a[] = { "evtrace",
+		      "record",
+		      "-q",
+		      "-e",
+		      "ctltest:ctl_tick",
+		      "-f",
+		      "seq < 100",
+		      "-T",
+		      "stacktrace if seq >= 998",
+		      "-o",
+		      (char *)file,
+		      "--",
+		      (char *)self,
+		      "--child",
+		      marker ? "marker" : NULL,
+		      NULL };
 	struct evt_tracedat_record rec;
 	struct evt_tracedat *td;
-	long ticks = 0, stacks = 0, bad = 0;
+	long ticks = 0, stacks = 0, bad = 0, prints = 0;
 	char err[256];
-	ssize_t sl;
 	int ret;
 
-	if (argc > 1 && !strcmp(argv[1], "--child"))
-		return child_main();
-	if (access(EVT_TOOL, X_OK))
-		t_skip("%s is not built", EVT_TOOL);
-	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	T_ASSERT(sl > 0);
-	self[sl] = '\0';
-	crt_private_dir(tmp, sizeof(tmp));
-	snprintf(file, sizeof(file), "%s/hold.dat", tmp);
-	setenv("HOLD_TEST_CHILD", "1", 1);
-
-	{
-		char *a[] = { "evtrace",
-			      "record",
-			      "-q",
-			      "-e",
-			      "ctltest:ctl_tick",
-			      "-f",
-			      "seq < 100",
-			      "-T",
-			      "stacktrace if seq >= 998",
-			      "-o",
-			      file,
-			      "--",
-			      self,
-			      "--child",
-			      NULL };
-
-		T_ASSERT_EQ(crt_tool(out, sizeof(out), a), 0);
-	}
+	T_ASSERT_EQ(crt_tool(out, sizeof(out), a), 0);
 	T_ASSERT_OK(evt_tracedat_open(file, &td, err, sizeof(err)));
 	while ((ret = evt_tracedat_next(td, &rec)) == 1) {
 		const struct evt_tracedat_event *ev = rec.event;
@@ -87,6 +84,8 @@ int main(int argc, char **argv)
 			continue;
 		if (!strcmp(ev->name, "kernel_stack")) {
 			stacks++;
+		} else if (!strcmp(ev->name, "print")) {
+			prints++;
 		} else if (!strcmp(ev->name, "ctl_tick")) {
 			T_ASSERT_OK(crt_field(ev, "seq", &rec, &seq, sizeof(seq)));
 			if (seq != (unsigned long long)ticks)
@@ -96,10 +95,33 @@ int main(int argc, char **argv)
 	}
 	evt_tracedat_close(td);
 	T_ASSERT_EQ(ret, 0);
-	printf("ticks %ld (out of order or rejected: %ld), stacks %ld\n", ticks, bad, stacks);
+	printf("%s: ticks %ld (out of order or rejected: %ld), stacks %ld, markers %ld\n",
+	       marker ? "marker first" : "constructor and main", ticks, bad, stacks, prints);
 	T_ASSERT_EQ(ticks, 10);
 	T_ASSERT_EQ(bad, 0);
-	T_ASSERT_EQ(stacks, 2);
+	T_ASSERT_EQ(stacks, stacks_want);
+	T_ASSERT_EQ(prints, marker ? 1 : 0);
+}
+
+int main(int argc, char **argv)
+{
+	char tmp[256], file[300], self[4096];
+	ssize_t sl;
+
+	if (argc > 1 && !strcmp(argv[1], "--child"))
+		return child_main(argc > 2 && !strcmp(argv[2], "marker"));
+	if (access(EVT_TOOL, X_OK))
+		t_skip("%s is not built", EVT_TOOL);
+	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	T_ASSERT(sl > 0);
+	self[sl] = '\0';
+	crt_private_dir(tmp, sizeof(tmp));
+	snprintf(file, sizeof(file), "%s/hold.dat", tmp);
+	/* the constructor's tick, then main()'s; then a trace_marker write before both */
+	setenv("HOLD_TEST_CHILD", "1", 1);
+	record_and_check(self, file, false, 2);
+	unsetenv("HOLD_TEST_CHILD");
+	record_and_check(self, file, true, 1);
 
 	/* held, and nobody releases: the program goes on after the (short) timeout */
 	{
