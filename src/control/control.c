@@ -10,11 +10,14 @@
  *    starts a connection thread for it (at most CTL_MAX_CONNS at once);
  *  - a connection thread reads one request at a time, serves it through
  *    the public tracefs API (evt_tracefs_*) and writes the answer;
- *  - evt_control_stop() and exit() end it all.
+ *  - evt_control_stop() and exit() end it all;
+ *  - with EVTRACE_CONTROL_HOLD=<our pid> (evtrace record), the program's
+ *    first event parks its thread in ctl_hold_wait() until a connection
+ *    thread serves RELEASE (or a timeout): the start-up hold, below.
  *
- * The traced threads never see any of this: everything here goes through
- * the tracefs API, whose control side is serialized by its own lock and
- * never blocks writers. Every thread started here has all signals blocked.
+ * Apart from the start-up hold, the traced threads never see any of this:
+ * everything here goes through the tracefs API, whose control side is
+ * serialized by its own lock and never blocks writers. Every thread started here has all signals blocked.
  *
  * State: @ctl below, under @ctl.lock. A connection thread owns its socket;
  * the list of sockets (@ctl.conns) is there so that stop can shut them
@@ -23,6 +26,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -33,7 +37,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
-#include <linux/futex.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
