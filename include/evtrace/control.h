@@ -10,7 +10,9 @@
  * consumer that maps it (docs/control.md). Only processes of the same
  * user, and root, are served (SO_PEERCRED). Writers are never blocked by
  * it. The endpoint also starts by itself when the program runs with
- * EVTRACE_CONTROL=1 in its environment (which `evtrace record` sets).
+ * EVTRACE_CONTROL=1 in its environment (which `evtrace record` sets, with
+ * EVTRACE_CONTROL_HOLD: the program's first event waits until the recorder
+ * has set its filters and triggers; docs/control.md, "The start-up hold").
  *
  * Synchronization: both functions may be called from any thread (not
  * from a signal handler, not from a thread the endpoint started).

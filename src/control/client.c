@@ -413,6 +413,33 @@ int ctl_ping(struct ctl_client *c, struct ctl_ping *ping)
 	return ret < 0 ? (int)ret : 0;
 }
 
+/* A request without payload whose answer is its status. */
+static int status_req(struct ctl_client *c, unsigned int op)
+{
+	size_t len = 0;
+	long long ret;
+	char *buf = NULL;
+
+	if (!c)
+		return -EINVAL;
+	ret = send_req(c, op, NULL, 0, NULL, 0, NULL, 0);
+	if (ret)
+		return (int)ret;
+	ret = collect(c, op, &buf, &len, NULL);
+	free(buf);
+	return ret < 0 ? (int)ret : ret > INT32_MAX ? INT32_MAX : (int)ret;
+}
+
+int ctl_hold_state(struct ctl_client *c)
+{
+	return status_req(c, CTL_OP_HOLD);
+}
+
+int ctl_release(struct ctl_client *c)
+{
+	return status_req(c, CTL_OP_RELEASE);
+}
+
 int ctl_readdir(struct ctl_client *c, const char *path, ctl_filldir_t fill, void *arg)
 {
 	size_t len = 0, pos = 0;

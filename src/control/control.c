@@ -10,11 +10,14 @@
  *    starts a connection thread for it (at most CTL_MAX_CONNS at once);
  *  - a connection thread reads one request at a time, serves it through
  *    the public tracefs API (evt_tracefs_*) and writes the answer;
- *  - evt_control_stop() and exit() end it all.
+ *  - evt_control_stop() and exit() end it all;
+ *  - with EVTRACE_CONTROL_HOLD=<our pid> (evtrace record), the program's
+ *    first event parks its thread in ctl_hold_wait() until a connection
+ *    thread serves RELEASE (or a timeout): the start-up hold, below.
  *
- * The traced threads never see any of this: everything here goes through
- * the tracefs API, whose control side is serialized by its own lock and
- * never blocks writers. Every thread started here has all signals blocked.
+ * Apart from the start-up hold, the traced threads never see any of this:
+ * everything here goes through the tracefs API, whose control side is
+ * serialized by its own lock and never blocks writers. Every thread started here has all signals blocked.
  *
  * State: @ctl below, under @ctl.lock. A connection thread owns its socket;
  * the list of sockets (@ctl.conns) is there so that stop can shut them
@@ -23,6 +26,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -35,6 +39,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,6 +50,7 @@
 #include <evtrace/ring_buffer.h>
 #include <evtrace/tracefs.h>
 
+#include "compat/atomic.h"
 #include "control/ctl_client.h"
 #include "control/ctl_internal.h"
 #include "control/ctl_proto.h"
@@ -79,6 +85,123 @@ static struct {
 };
 
 static void ctl_exit_hook(void);
+
+/* --- the start-up hold ------------------------------------------------------------------ */
+
+#define CTL_HOLD_TIMEOUT_DEFAULT 10.0 /* seconds a parked program waits for RELEASE */
+
+int ctl_hold_armed;		      /* writers test it; see ctl_internal.h */
+static int hold_go = 1;		      /* futex word: 0 while parked threads must wait */
+static int hold_parked;		      /* threads in ctl_hold_wait() now */
+static int hold_warned;		      /* the timeout message went out */
+static struct timespec hold_deadline; /* CLOCK_MONOTONIC; written before arming */
+static __thread bool ctl_own_thread;  /* the endpoint's threads never park */
+__thread unsigned int ctl_locks_held; /* see ctl_internal.h */
+
+static double env_seconds(const char *name, double def)
+{
+	const char *s = getenv(name);
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return def;
+	v = strtod(s, &end);
+	if (*end || !(v >= 0) || v > 3600)
+		return def;
+	return v;
+}
+
+static void hold_wake(void)
+{
+	syscall(SYS_futex, &hold_go, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+}
+
+/* End the hold (RELEASE, timeout, exit, fork child). Return: threads parked at the time. */
+static int hold_release(void)
+{
+	/* Relaxed: writers only lose the fast-path test; hold_go is what they wait on. */
+	st_relaxed(&ctl_hold_armed, 0);
+	/* Release: what the releasing client set (filters, triggers) is visible to a
+	 * thread that sees go (pairs with the acquire in ctl_hold_wait()). */
+	st_release(&hold_go, 1);
+	hold_wake();
+	return ld_relaxed(&hold_parked);
+}
+
+/* Arm the hold if EVTRACE_CONTROL_HOLD names us (only once per process). */
+static void hold_arm_from_env(void)
+{
+	static int armed_once;
+	const char *s = getenv("EVTRACE_CONTROL_HOLD");
+	double t;
+
+	if (!s || strtol(s, NULL, 10) != (long)getpid())
+		return;
+	/* Once flag: orders nothing else (arming is published below). */
+	if (xchg_acq_rel(&armed_once, 1))
+		return;
+	/* A program this one execs keeps our pid: it must not park again. */
+	unsetenv("EVTRACE_CONTROL_HOLD");
+	t = env_seconds("EVTRACE_CONTROL_HOLD_TIMEOUT", CTL_HOLD_TIMEOUT_DEFAULT);
+	clock_gettime(CLOCK_MONOTONIC, &hold_deadline);
+	hold_deadline.tv_sec += (time_t)t;
+	hold_deadline.tv_nsec += (long)((t - (double)(time_t)t) * 1e9);
+	if (hold_deadline.tv_nsec >= 1000000000L) {
+		hold_deadline.tv_sec++;
+		hold_deadline.tv_nsec -= 1000000000L;
+	}
+	st_relaxed(&hold_go, 0);
+	/* Release: the deadline and hold_go are set before a writer sees armed. */
+	st_release(&ctl_hold_armed, 1);
+}
+
+void ctl_hold_wait(void)
+{
+	int saved = errno;
+
+	/* Acquire: pairs with the release in hold_arm_from_env() (the deadline). */
+	if (ctl_own_thread || ctl_locks_held || !ld_acquire(&ctl_hold_armed))
+		return;
+	add_relaxed(&hold_parked, 1);
+	/* Acquire: pairs with hold_release(); the settings are in place after it. */
+	while (!ld_acquire(&hold_go)) {
+		struct timespec now, left;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = hold_deadline.tv_sec - now.tv_sec;
+		left.tv_nsec = hold_deadline.tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000L;
+		}
+		if (left.tv_sec < 0) {
+			/* Once flag: only one thread says it; orders nothing else. */
+			if (!xchg_acq_rel(&hold_warned, 1)) {
+				static const char msg[] =
+					"evtrace: no recorder released the start-up hold "
+					"(EVTRACE_CONTROL_HOLD): continuing\n";
+
+				if (write(2, msg, sizeof(msg) - 1) < 0) {
+					/* nothing to do: stderr is gone */
+				}
+			}
+			hold_release();
+			break;
+		}
+		syscall(SYS_futex, &hold_go, FUTEX_WAIT_PRIVATE, 0, &left, NULL, 0);
+	}
+	sub_relaxed(&hold_parked, 1);
+	errno = saved;
+}
+
+/* CTL_OP_HOLD's answer. */
+static int hold_state(void)
+{
+	if (ld_acquire(&hold_go) || ctl.exiting)
+		return 0;
+	return ld_relaxed(&hold_parked) > 0 ? 2 : 1;
+}
 
 /* --- socket I/O ------------------------------------------------------------------ */
 
@@ -510,6 +633,13 @@ static int do_request(struct conn_ctx *cx, const struct ctl_request *req)
 		ping.events = (uint64_t)evt_event_count(NULL, NULL);
 		return send_frame(cx->fd, req->op, 0, 0, &ping, sizeof(ping), -1);
 	}
+	case CTL_OP_HOLD:
+		pthread_mutex_lock(&ctl.lock);
+		ret = hold_state();
+		pthread_mutex_unlock(&ctl.lock);
+		return send_frame(cx->fd, req->op, 0, ret, NULL, 0, -1);
+	case CTL_OP_RELEASE:
+		return send_frame(cx->fd, req->op, 0, hold_release(), NULL, 0, -1);
 	case CTL_OP_STOP: /* no stream running: nothing to stop */
 		return send_frame(cx->fd, req->op, 0, 0, NULL, 0, -1);
 	default:
@@ -556,6 +686,7 @@ static void *conn_main(void *arg)
 	int ret;
 
 	free(arg);
+	ctl_own_thread = true;
 	prctl(PR_SET_NAME, "evtrace-ctl", 0, 0, 0);
 	cx.chunk = malloc(CTL_RESP_CHUNK);
 	hello_fill(&hello);
@@ -648,6 +779,7 @@ static void *accept_main(void *arg)
 	int lfd, sfd;
 
 	(void)arg;
+	ctl_own_thread = true;
 	prctl(PR_SET_NAME, "evtrace-ctl", 0, 0, 0);
 	pthread_mutex_lock(&ctl.lock);
 	lfd = ctl.listen_fd;
@@ -778,6 +910,7 @@ static void ctl_atexit(void)
 		return;
 	}
 	ctl.exiting = true;
+	hold_release();
 	wait = exit_wait_seconds();
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += (time_t)wait;
@@ -832,6 +965,10 @@ static void ctl_atfork_child(void)
 	ctl.listen_fd = ctl.stop_fd = -1;
 	ctl.running = ctl.exiting = false;
 	ctl.nr_conns = ctl.consumers = 0;
+	/* no endpoint here to release a hold: the child never parks */
+	st_relaxed(&ctl_hold_armed, 0);
+	st_relaxed(&hold_go, 1);
+	hold_parked = 0;
 	ctl.path[0] = '\0';
 }
 
@@ -999,8 +1136,8 @@ void ctl_start_from_env(void)
 {
 	const char *s = getenv("EVTRACE_CONTROL");
 
-	if (s && !strcmp(s, "1"))
-		evt_control_start(0);
+	if (s && !strcmp(s, "1") && evt_control_start(0) == 0)
+		hold_arm_from_env();
 }
 
 static void __attribute__((constructor)) ctl_ctor(void)

@@ -106,6 +106,16 @@ int ctl_get_buffer(struct ctl_client *c, const char *instance, int *fd,
 		   struct ctl_bufinfo *info);
 int ctl_put_buffer(struct ctl_client *c);
 
+/*
+ * The start-up hold (docs/control.md): a program started with
+ * EVTRACE_CONTROL_HOLD=<its pid> parks its first event until released.
+ * ctl_hold_state(): 0 no hold pending (released, timed out, exiting or never
+ * armed), 1 armed but no thread parked yet, 2 a thread is parked.
+ * ctl_release(): end the hold; returns how many threads were parked.
+ */
+int ctl_hold_state(struct ctl_client *c);
+int ctl_release(struct ctl_client *c);
+
 /* Liveness and state: is the process exiting (waiting for us)? */
 int ctl_ping(struct ctl_client *c, struct ctl_ping *ping);
 

@@ -112,6 +112,8 @@ int ctl_parse_request(unsigned char *frame, size_t len, struct ctl_request *req)
 	case CTL_OP_STOP:
 	case CTL_OP_PUTBUF:
 	case CTL_OP_PING:
+	case CTL_OP_HOLD:
+	case CTL_OP_RELEASE:
 		if (plen)
 			return -EMSGSIZE;
 		ret = take_path(req, pl, 0);

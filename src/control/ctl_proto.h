@@ -51,7 +51,9 @@ enum ctl_op {
 	CTL_OP_PING = 10,	/* -> struct ctl_ping */
 	CTL_OP_MKDIR = 11,	/* path */
 	CTL_OP_RMDIR = 12,	/* path */
-	CTL_OP_MAX = 12,
+	CTL_OP_HOLD = 13,	/* -> status: 0 no hold pending, 1 armed, 2 a thread is parked */
+	CTL_OP_RELEASE = 14,	/* end the start-up hold -> status: threads that were parked */
+	CTL_OP_MAX = 14,
 };
 
 /* struct ctl_resp_hdr.flags */

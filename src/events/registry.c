@@ -21,6 +21,7 @@
 #include "compat/atomic.h"
 #include "compat/compiler.h"
 #include "compat/urcu.h"
+#include "control/ctl_internal.h"
 #include "events/event_internal.h"
 #include "filter/filter.h"
 
@@ -101,11 +102,13 @@ static void event_gc_flush(void)
 void event_lock(void)
 {
 	pthread_mutex_lock(&event_mutex);
+	ctl_locks_held++; /* no start-up hold under it (ctl_internal.h) */
 }
 
 void event_unlock(void)
 {
 	event_gc_flush();
+	ctl_locks_held--;
 	pthread_mutex_unlock(&event_mutex);
 }
 

@@ -37,6 +37,7 @@
 #include "compat/atomic.h"
 #include "compat/compiler.h"
 #include "compat/urcu.h"
+#include "control/ctl_internal.h"
 #include "events/event_internal.h"
 #include "filter/filter.h"
 #include "ringbuf/rb_writer.h"
@@ -296,6 +297,10 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 	ev = ld_acquire(&def->event);
 	if (unlikely(!ev))
 		return NULL;
+	/* The start-up hold (EVTRACE_CONTROL_HOLD): park before the write starts, never
+	 * inside one. Relaxed: a hint, ctl_hold_wait() reads it again with acquire. */
+	if (unlikely(ld_relaxed(&ctl_hold_armed)) && !wtls.depth)
+		ctl_hold_wait();
 	rcu_lock();
 	/* Acquire: the set is complete before we read it (pairs with rcu_publish). */
 	set = rcu_deref(ev->active);
@@ -471,6 +476,10 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 	if (!inst || (len && !buf))
 		return -EINVAL;
 	events_init();
+	/* As in evt_trace_event_reserve() (through the tracefs API we are under
+	 * tfs_lock: ctl_hold_wait() does not park then). Relaxed: a hint. */
+	if (unlikely(ld_relaxed(&ctl_hold_armed)) && !wtls.depth)
+		ctl_hold_wait();
 	if (!ld_relaxed(&inst->tracing_on))
 		return -EBADF;		/* the kernel: "ring buffer disabled" */
 	/* A writer like the others: a snapshot's buffer is freed a grace period

@@ -10,7 +10,8 @@
  * no NUL inside, inside the frame, data inside the frame, every length
  * within the protocol's limits.
  *
- * Seeds (tests/fuzz/corpus/control-request/): one valid frame of every op,
+ * Seeds (tests/fuzz/corpus/control-request/): one valid frame of every op
+ * (HOLD and RELEASE too, and a RELEASE with a payload it must refuse),
  * a write with data, bad magic, bad version, a length that lies, a path
  * with a NUL; written by tests/fuzz/corpus/control-request/gen.py.
  */

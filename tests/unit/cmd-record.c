@@ -303,8 +303,9 @@ int main(int argc, char **argv)
 		T_ASSERT_OK(crt_read_file(file2, &cnt));
 		printf("filtered: worker 1 %ld ticks, others %ld %ld %ld, msgs %ld\n", cnt.ticks[1],
 		       cnt.ticks[0], cnt.ticks[2], cnt.ticks[3], cnt.msgs[1]);
-		/* the filter is set once the program serves its socket: events before may pass */
-		T_ASSERT(cnt.ticks[1] <= COUNT);
+		/* the program is held at its first event until the filter is set: exact */
+		T_ASSERT_EQ(cnt.ticks[1], 100);
+		T_ASSERT_EQ(cnt.ticks[0] + cnt.ticks[2] + cnt.ticks[3], 0);
 		T_ASSERT_EQ(cnt.msgs[1], 0);
 	}
 
@@ -328,6 +329,29 @@ int main(int argc, char **argv)
 		T_ASSERT_EQ(count_lines(out, "req_start: worker="), 200);
 		T_ASSERT_EQ(count_lines(out, "req_done: worker="), 200);
 		T_ASSERT(strstr(out, "record-demo-"));
+	}
+	/*
+	 * The same program (shared linking: libevtrace's constructor runs before
+	 * the program's) held until the filter and trigger are set: each
+	 * worker's first request (req 0) is filtered out and fires the trigger.
+	 */
+	{
+		char *a[] = { "evtrace", "record",	"-q",	      "-e",
+			      "recdemo:req_start",	"-f",	      "req != 0",
+			      "-T",		"stacktrace if req == 0", "-o",
+			      file2,		"--",	      EVT_RECORD_DEMO,
+			      "-t",		"4",	      "-n",
+			      "50",		NULL };
+		char *rep[] = { "evtrace", "report", file2, NULL };
+
+		T_ASSERT_EQ(crt_tool(out, sizeof(out), a), 0);
+		T_ASSERT_EQ(crt_tool(out, sizeof(out), rep), 0);
+		printf("record-demo held: %d req_start (%d with req=0), %d stack traces\n",
+		       count_lines(out, "req_start: worker="), count_lines(out, " req=0 "),
+		       count_lines(out, "<stack trace>"));
+		T_ASSERT_EQ(count_lines(out, "req_start: worker="), 196);
+		T_ASSERT_EQ(count_lines(out, " req=0 "), 0);
+		T_ASSERT_EQ(count_lines(out, "<stack trace>"), 4);
 	}
 #endif
 

@@ -87,6 +87,10 @@ int main(void)
 	T_ASSERT_OK(ctl_connect_pid(getpid(), &c));
 	T_ASSERT_EQ(ctl_client_info(c)->pid, getpid());
 	T_ASSERT(ctl_client_info(c)->nr_cpus > 0);
+	/* not started with EVTRACE_CONTROL_HOLD: no hold pending, RELEASE is harmless */
+	T_ASSERT_EQ(ctl_hold_state(c), 0);
+	T_ASSERT_EQ(ctl_release(c), 0);
+	T_ASSERT_EQ(ctl_hold_state(c), 0);
 
 	/* read, write */
 	n = ctl_read(c, "available_events", &buf);

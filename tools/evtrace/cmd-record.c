@@ -7,9 +7,11 @@
  *
  * How: the command is started with EVTRACE_CONTROL=1 (its library serves
  * the control socket, docs/control.md) and EVTRACE_EVENTS set to the -e
- * list (so events are on from their registration), or each process -p is
- * attached to. Through the socket: the events, filters and triggers are
- * set, and the ring buffer's memfd is taken (GETBUF) and mapped. The pages
+ * list (so events are on from their registration) and EVTRACE_CONTROL_HOLD
+ * (its first event waits for us), or each process -p is attached to.
+ * Through the socket: the events, filters and triggers are set, and the
+ * ring buffer's memfd is taken (GETBUF) and mapped; a started command is
+ * then released (RELEASE), so that nothing it writes escapes the settings. The pages
  * are drained with evt_ring_buffer_read_page() from the mapping, nothing
  * but control goes through the socket, into one spool file per CPU. At the
  * end (Ctrl-C, the command's exit, or the process's exit which waits for
@@ -820,6 +822,8 @@ static pid_t start_child(struct rec *r, char **argv)
 		/* only this process waits at exit for us, not the ones it starts */
 		snprintf(me, sizeof(me), "%d", (int)getpid());
 		setenv("EVTRACE_CONTROL_AWAIT", me, 1);
+		/* its first event waits until our settings are in (wait_held(), RELEASE) */
+		setenv("EVTRACE_CONTROL_HOLD", me, 1);
 	}
 	if (!getenv("EVTRACE_CONTROL_EXIT_WAIT"))
 		setenv("EVTRACE_CONTROL_EXIT_WAIT", "10", 1);
@@ -859,6 +863,21 @@ static struct ctl_client *connect_child(struct rec *r)
 		nanosleep(&ts, NULL);
 	}
 	return NULL;
+}
+
+/*
+ * The command parks at its first event (EVTRACE_CONTROL_HOLD): wait until it
+ * is there (or will never be: it exits, the hold timed out), so that the
+ * events its constructors registered are there to be set up. A program that
+ * fires nothing has nothing to record yet.
+ */
+static void wait_held(struct ctl_client *c)
+{
+	while (!cmd_stop && ctl_hold_state(c) == 1) {
+		struct timespec ts = { 0, 2 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
 }
 
 /* --- one process: attach, end ---------------------------------------------------------- */
@@ -1165,10 +1184,17 @@ int cmd_record(int argc, char **argv)
 		r->nsrc = 1;
 		if (!r->src[0].c)
 			goto out;
+		wait_held(r->src[0].c);
 	}
 	for (int k = 0; k < r->nsrc; k++)
-		if (src_attach(r, &r->src[k], r->output))
+		if (src_attach(r, &r->src[k], r->output)) {
+			if (r->child && r->src[0].c)
+				ctl_release(r->src[0].c);
 			goto out;
+		}
+	/* everything is set and the buffer is ours: the command goes on */
+	if (r->child && r->src[0].c)
+		ctl_release(r->src[0].c);
 	r->page = malloc(r->page_size);
 	if (!r->page)
 		goto out;
