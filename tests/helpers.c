@@ -129,3 +129,12 @@ uint64_t t_rand_range(struct t_rand *r, uint64_t lo, uint64_t hi)
 	/* span 0: the whole 64-bit range */
 	return span ? lo + t_rand_next(r) % span : t_rand_next(r);
 }
+
+/*
+ * Every test's stdout is line-buffered, also into ctest's pipe: a test killed by
+ * its time limit still shows how far it got.
+ */
+__attribute__((constructor)) static void t_stdout_line_buffered(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
