@@ -23,19 +23,39 @@
 
 static char out[1 << 22];
 
-/* @needle in the line at @l (not beyond its end), or NULL. */
-static const char *in_line(const char *l, const char *needle)
+/*
+ * Copy the line at *@p (before @end) into @buf, NUL-terminated and cut at
+ * @size - 1, and step past it; false at the end. Lines are parsed from their
+ * copy: sscanf() and the str*() functions on a pointer into a 4 MiB report
+ * cost the rest of its length per call (glibc's sscanf measures the string,
+ * and so does ASan's strict_string_checks), which made this test quadratic.
+ */
+static bool next_line(const char **p, const char *end, char *buf, size_t size)
 {
-	return memmem(l, strcspn(l, "\n"), needle, strlen(needle));
+	const char *nl;
+	size_t len;
+
+	if (*p >= end)
+		return false;
+	nl = memchr(*p, '\n', (size_t)(end - *p));
+	len = (size_t)((nl ? nl : end) - *p);
+	if (len > size - 1)
+		len = size - 1;
+	memcpy(buf, *p, len);
+	buf[len] = '\0';
+	*p = nl ? nl + 1 : end;
+	return true;
 }
 
 /* The lines of @text that contain @needle. */
 static int count_lines(const char *text, const char *needle)
 {
+	const char *p = text, *end = text + strlen(text);
+	char l[1024];
 	int n = 0;
 
-	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		if (in_line(l, needle))
+	while (next_line(&p, end, l, sizeof(l)))
+		if (strstr(l, needle))
 			n++;
 	return n;
 }
@@ -65,11 +85,12 @@ static int tick_cmp(const void *a, const void *b)
  */
 static int parse_ticks(const char *text, bool ns, struct tick *v, int max)
 {
+	const char *p = text, *end = text + strlen(text);
+	char l[1024];
 	int n = 0;
 
-	for (const char *l = text; l && *l && n < max;
-	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		const char *ev = in_line(l, "ctl_tick: "), *br, *dash;
+	while (n < max && next_line(&p, end, l, sizeof(l))) {
+		const char *ev = strstr(l, "ctl_tick: "), *br, *dash;
 		unsigned long long sec, frac;
 		const char *t;
 
@@ -108,11 +129,12 @@ static int str_cmp(const void *a, const void *b)
  */
 static int norm_lines(const char *text, bool ns, char **v, int max)
 {
+	const char *p = text, *end = text + strlen(text);
+	char l[1024];
 	int n = 0;
 
-	for (const char *l = text; l && *l && n < max;
-	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		size_t len = strcspn(l, "\n"), k = 0;
+	while (n < max && next_line(&p, end, l, sizeof(l))) {
+		size_t len = strlen(l), k = 0;
 		const char *br = memchr(l, '[', len), *dash, *t, *colon;
 		unsigned long long sec, frac;
 		char buf[1024];
