@@ -46,6 +46,7 @@
 #include "compat/compiler.h"
 #include "compat/cpu.h"
 #include "compat/urcu.h"
+#include "core/text.h"
 #include "events/event_internal.h"
 #include "hist/hist.h"
 #include "hist/tracing_map.h"
@@ -545,46 +546,6 @@ void hist_set_paused(struct trigger_data *td, bool paused)
 }
 
 /* --- text -------------------------------------------------------------------------------------- */
-
-struct text {
-	char *buf;
-	size_t len, cap;
-	int err;
-};
-
-static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text_add(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (t->err)
-		return;
-	for (;;) {
-		size_t room = t->cap - t->len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(t->buf ? t->buf + t->len : NULL, room, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			t->err = -EINVAL;
-			return;
-		}
-		if ((size_t)n < room) {
-			t->len += (size_t)n;
-			return;
-		}
-		size_t cap = (t->cap + (size_t)n + 1) * 2;
-		char *nb = realloc(t->buf, cap);
-
-		if (!nb) {
-			t->err = -ENOMEM;
-			return;
-		}
-		t->buf = nb;
-		t->cap = cap;
-	}
-}
 
 static const char *field_flags_str(unsigned int flags)
 {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "trigger/trigger.h"
 
 static void td_free(void *p)
@@ -435,44 +436,6 @@ out:
 }
 
 /* --- the `trigger` file --------------------------------------------------------------------- */
-
-struct text {
-	char *buf;
-	size_t len, cap;
-	int err;
-};
-
-static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text_add(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (t->err)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			t->err = -EINVAL;
-			return;
-		}
-		if ((size_t)n < t->cap - t->len) {
-			t->len += (size_t)n;
-			return;
-		}
-		size_t cap = (t->cap + (size_t)n + 1) * 2;
-		char *nb = realloc(t->buf, cap);
-
-		if (!nb) {
-			t->err = -ENOMEM;
-			return;
-		}
-		t->buf = nb;
-		t->cap = cap;
-	}
-}
 
 int trigger_show_text(struct evt_instance *inst, unsigned int event_id, char **textp)
 {
