@@ -124,30 +124,11 @@ struct ks_expect {
 static struct evt_instance *ks_record(const char *what, const char *clock, int one_cpu,
 				      struct ks_expect *x)
 {
-	struct evt_instance *inst = NULL;
-	struct td_worker w[TD_THREADS];
-	pthread_t th[TD_THREADS];
-	int ncpus = t_nr_cpus();
+	struct evt_instance *inst;
 	char name[64];
 
-	snprintf(name, sizeof(name), "tracedat-kshark-%s-%d", what, (int)getpid());
-	T_ASSERT_OK(evt_instance_create(name, &inst));
-	T_ASSERT_OK(evt_instance_resize_kb(inst, -1, 1024));
-	if (clock)
-		T_ASSERT_OK(evt_instance_set_clock(inst, clock));
-	T_ASSERT(evt_instance_event_enable(inst, "tdapp", NULL, true) == 3);
-	T_ASSERT(evt_instance_event_enable(inst, "tdnet", NULL, true) == 1);
-	for (int i = 0; i < TD_THREADS; i++) {
-		w[i].id = i;
-		if (ncpus < 2)
-			w[i].cpu = -1;
-		else
-			w[i].cpu = one_cpu >= 0 ? one_cpu : i % ncpus;
-		w[i].inst = inst;
-		T_ASSERT(pthread_create(&th[i], NULL, td_worker_fn, &w[i]) == 0);
-	}
-	for (int i = 0; i < TD_THREADS; i++)
-		pthread_join(th[i], NULL);
+	snprintf(name, sizeof(name), "kshark-%s", what);
+	inst = td_record_on(name, clock, one_cpu);
 	x->nrecs = td_snapshot(inst, &x->recs);
 	T_ASSERT_EQ(x->nrecs, TD_THREADS * TD_PER_THREAD + 1);
 	return inst;

@@ -78,14 +78,15 @@ static void *td_worker_fn(void *arg)
 }
 
 /* A fresh instance with the run recorded in it (buffer large enough to keep all);
- * @clock: its trace clock (NULL: the default). */
-static inline struct evt_instance *td_record(const char *what, const char *clock)
+ * @clock: its trace clock (NULL: the default); workers pinned round-robin, or all to
+ * @one_cpu (>= 0). */
+static inline struct evt_instance *td_record_on(const char *what, const char *clock, int one_cpu)
 {
 	struct evt_instance *inst = NULL;
 	struct td_worker w[TD_THREADS];
 	pthread_t th[TD_THREADS];
 	int ncpus = t_nr_cpus();
-	char name[64];
+	char name[128];
 
 	snprintf(name, sizeof(name), "tracedat-%s-%d", what, (int)getpid());
 	T_ASSERT_OK(evt_instance_create(name, &inst));
@@ -96,13 +97,21 @@ static inline struct evt_instance *td_record(const char *what, const char *clock
 	T_ASSERT(evt_instance_event_enable(inst, "tdnet", NULL, true) == 1);
 	for (int i = 0; i < TD_THREADS; i++) {
 		w[i].id = i;
-		w[i].cpu = ncpus > 1 ? i % ncpus : -1;
+		if (ncpus < 2)
+			w[i].cpu = -1;
+		else
+			w[i].cpu = one_cpu >= 0 ? one_cpu : i % ncpus;
 		w[i].inst = inst;
 		T_ASSERT(pthread_create(&th[i], NULL, td_worker_fn, &w[i]) == 0);
 	}
 	for (int i = 0; i < TD_THREADS; i++)
 		pthread_join(th[i], NULL);
 	return inst;
+}
+
+static inline struct evt_instance *td_record(const char *what, const char *clock)
+{
+	return td_record_on(what, clock, -1);
 }
 
 /* Every record of @inst, per CPU in order, without consuming. Return: the count. */
