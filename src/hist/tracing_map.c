@@ -24,10 +24,13 @@
  *
  *   {h, elt} is final. A writer probing a slot {h, NULL} with its own hash
  *   (someone is inserting a key with that hash, maybe the same key) waits
- *   for the element by re-reading the slot, at most nr_slots times, then
- *   drops its hit: this is the only spin, bounded, and it never waits on a
- *   thread it interrupted (a signal handler nesting into an insert on the
- *   same slot gives up after nr_slots reads and counts a drop).
+ *   for the element by re-reading the slot, nr_slots times, then yielding
+ *   the CPU between reads TMAP_CLAIM_YIELDS times (a claimer preempted
+ *   between its claim and its store: on a loaded machine this is what lets
+ *   it finish), then drops its hit and counts it in busy_drops too. This is
+ *   the only wait, bounded, and it never waits for good on a thread it
+ *   interrupted (a signal handler nesting into an insert on the same slot
+ *   gives up after those reads and yields).
  *
  *   Invariants: a key is in at most one published slot (two writers with
  *   the same key probe the same sequence; the second sees the first's
@@ -39,6 +42,7 @@
  *   release store are then complete. Sums and vars are relaxed atomics.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +101,9 @@ void tmap_destroy(struct tmap *map)
 	free(map->mem);
 	free(map);
 }
+
+/* sched_yield()s a writer grants a claimer before it drops (see the design above) */
+#define TMAP_CLAIM_YIELDS 32
 
 static inline uint64_t mix64(uint64_t h)
 {
@@ -158,7 +165,8 @@ static struct tmap_elt *tmap_find(struct tmap *map, const void *key,
 	uint32_t hash = tmap_hash(key, map->key_size);
 	unsigned int mask = map->nr_slots - 1;
 	unsigned int idx = (hash >> (31 - map->bits)) & mask;
-	unsigned int tries = 0, waits = 0;
+	unsigned int tries = 0, waits = 0, yields = 0;
+	bool busy = false;
 
 	while (tries < map->nr_slots) {
 		struct tmap_slot *s = &map->slots[idx];
@@ -177,8 +185,15 @@ static struct tmap_elt *tmap_find(struct tmap *map, const void *key,
 			}
 			if (!elt) {
 				/* claimed, element not there yet: read the slot again */
-				if (++waits > map->nr_slots)
+				if (++waits > map->nr_slots) {
+					/* the claimer may be preempted: let it run, a few times */
+					if (yields++ < TMAP_CLAIM_YIELDS) {
+						sched_yield();
+						continue;
+					}
+					busy = true;
 					break;
+				}
 				continue;
 			}
 		} else if (!h) {
@@ -213,8 +228,11 @@ static struct tmap_elt *tmap_find(struct tmap *map, const void *key,
 		idx = (idx + 1) & mask;
 		tries++;
 	}
-	if (insert)
+	if (insert) {
 		add_relaxed(&map->drops, 1); /* relaxed: a statistic */
+		if (busy)
+			add_relaxed(&map->busy_drops, 1); /* relaxed: a statistic */
+	}
 	return NULL;
 }
 

@@ -62,7 +62,8 @@ struct tmap {
 	uint32_t next_elt; /* atomic: elements handed out of the pool */
 	uint64_t hits;	   /* atomic: inserts that found or made their element */
 	bool count_hits;   /* keep hits (else the user derives them: hist sums hitcounts) */
-	uint64_t drops;	   /* atomic: inserts that did not (pool or table full) */
+	uint64_t drops;	   /* atomic: inserts that did not (pool or table full, or below) */
+	uint64_t busy_drops; /* atomic: of drops, those that gave up waiting on a claim */
 	struct tmap_slot *slots;
 	struct tmap_elt *elts;
 	unsigned char *mem; /* keys, sums and vars of every element */
@@ -156,6 +157,16 @@ static inline uint64_t tmap_hits(const struct tmap *map)
 static inline uint64_t tmap_drops(const struct tmap *map)
 {
 	return ld_relaxed(&map->drops); /* relaxed: a statistic */
+}
+
+/*
+ * Of the drops, those of inserts that found their key's slot claimed and gave
+ * up waiting for the claimer to publish its element (a preempted or
+ * interrupted claimer): they happen even when the keys fit the pool.
+ */
+static inline uint64_t tmap_busy_drops(const struct tmap *map)
+{
+	return ld_relaxed(&map->busy_drops); /* relaxed: a statistic */
 }
 
 #endif /* EVT_HIST_TRACING_MAP_H */
