@@ -25,6 +25,7 @@
 #include <evtrace/evtrace.h>
 
 #include "helpers.h"
+#include "pipe-lines.h"
 #include "synth/synth.h"
 
 #define WRITERS	      3
@@ -116,47 +117,24 @@ static void parse_line(const char *line)
 	FAIL("bad record: %s", line);
 }
 
+/* trace_pipe is empty: tell the main thread the phase is drained; stop in phase 5 */
+static bool pipe_empty(void)
+{
+	int ph = atomic_load(&phase);
+
+	if (ph == 3 || ph == 6)
+		atomic_store(&drained, 1);
+	return ph == 5;
+}
+
 static void *reader(void *arg)
 {
-	struct evt_tracefs_file *f;
-	static char buf[1 << 16];
-	char line[4096];
-	size_t ll = 0;
-	ssize_t n;
+	int ret;
 
 	(void)arg;
-	if (evt_tracefs_open(NULL, "trace_pipe", EVT_TRACEFS_READ | EVT_TRACEFS_NONBLOCK, &f)) {
-		FAIL("open trace_pipe");
-		return NULL;
-	}
-	for (;;) {
-		int ph = atomic_load(&phase);
-
-		n = evt_tracefs_file_read(f, buf, sizeof(buf));
-		if (n == -EAGAIN) {
-			if (ph == 3 || ph == 6)
-				atomic_store(&drained, 1);
-			if (ph == 5)
-				break;
-			usleep(200);
-			continue;
-		}
-		if (n < 0) {
-			FAIL("trace_pipe read: %zd", n);
-			break;
-		}
-		for (ssize_t i = 0; i < n; i++) {
-			if (buf[i] != '\n') {
-				if (ll < sizeof(line) - 1)
-					line[ll++] = buf[i];
-				continue;
-			}
-			line[ll] = '\0';
-			parse_line(line);
-			ll = 0;
-		}
-	}
-	evt_tracefs_close(f);
+	ret = t_pipe_lines(pipe_empty, parse_line);
+	if (ret)
+		FAIL("trace_pipe: %d", ret);
 	return NULL;
 }
 
