@@ -14,6 +14,8 @@
  * COMM without a context (prctl) or a char * field (process_vm_readv), both
  * of which are system calls that are safe in signal handlers anyway.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -162,16 +164,49 @@ static bool regex_match(const struct filter_pred *p, const char *str, size_t len
 }
 
 /*
+ * The fallback of copy_string_safe() where process_vm_readv() is refused (a
+ * seccomp policy, an emulator): write(2) of the string's bytes into a pipe of
+ * our own copies what is mapped and stops with EFAULT (or a short count) at
+ * the first unmapped byte, without a signal; the bytes are then read back.
+ * Five system calls, all async-signal-safe, only on this path.
+ */
+static ssize_t copy_through_pipe(uintptr_t a, size_t first, char *buf, size_t len)
+{
+	ssize_t n, got = 0;
+	int fds[2];
+
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK))
+		return -1;
+	/* the pages one at a time: a fault in the second still leaves the first */
+	n = write(fds[1], (const void *)a, first < len ? first : len);
+	if (n == (ssize_t)first && first < len) {
+		ssize_t m = write(fds[1], (const void *)(a + first), len - first);
+
+		if (m > 0)
+			n += m;
+	}
+	if (n > 0)
+		got = read(fds[0], buf, (size_t)n);
+	close(fds[0]);
+	close(fds[1]);
+	return got;
+}
+
+/*
  * Copy the string at @addr in this process's memory, at most FILTER_USTRING_MAX
  * bytes, without faulting: process_vm_readv() on ourselves returns what it
- * could read. Return the length (the string is NUL-terminated in @buf) or -1.
+ * could read (a pipe where that call is refused). Return the length (the
+ * string is NUL-terminated in @buf) or -1. errno is the traced program's: it
+ * is kept as it was.
  */
 static long copy_string_safe(uint64_t addr, char *buf)
 {
-	const uintptr_t page = 4096;
-	struct iovec local = { buf, FILTER_USTRING_MAX - 1 };
+	const size_t len = FILTER_USTRING_MAX - 1;
+	const uintptr_t page = (uintptr_t)getpagesize();
+	struct iovec local = { buf, len };
 	struct iovec remote[2];
 	uintptr_t a = (uintptr_t)addr;
+	int saved_errno = errno;
 	size_t first;
 	ssize_t n;
 
@@ -179,14 +214,17 @@ static long copy_string_safe(uint64_t addr, char *buf)
 		return -1;
 	/* One element per page: a fault in the second still gives us the first. */
 	first = page - (a & (page - 1));
-	if (first >= FILTER_USTRING_MAX - 1) {
-		remote[0] = (struct iovec){ (void *)a, FILTER_USTRING_MAX - 1 };
+	if (first >= len) {
+		remote[0] = (struct iovec){ (void *)a, len };
 		n = process_vm_readv(getpid(), &local, 1, remote, 1, 0);
 	} else {
 		remote[0] = (struct iovec){ (void *)a, first };
-		remote[1] = (struct iovec){ (void *)(a + first), FILTER_USTRING_MAX - 1 - first };
+		remote[1] = (struct iovec){ (void *)(a + first), len - first };
 		n = process_vm_readv(getpid(), &local, 1, remote, 2, 0);
 	}
+	if (n < 0 && (errno == ENOSYS || errno == EPERM))
+		n = copy_through_pipe(a, first, buf, len);
+	errno = saved_errno;
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
