@@ -121,7 +121,8 @@ struct hist_field {
 	unsigned int ref;	      /* SRC_REF: index in hist_data.refs */
 	char *dname;		      /* allocated name (expressions, references) */
 	char *var;		      /* a variable's name (hist_data.vars) */
-	unsigned int str_off;	      /* save()d strings: where in the element's str */
+	unsigned int str_off;	      /* save()d strings, string variables: where in elt->str */
+	unsigned int str_len;	      /* string variables: the bytes kept there (NUL included) */
 };
 
 /* A reference to a variable, the kernel's VAR_REF hist_field. */
@@ -129,6 +130,9 @@ struct var_ref {
 	struct hist_data *owner; /* NULL: a variable of this histogram */
 	unsigned int idx;	 /* the variable's slot in the owner's map */
 	bool once;		 /* an expression's operand: read and unset */
+	bool is_str;		 /* a string variable: the value points to its text */
+	unsigned int str_len;	 /* is_str: the bytes of the owner's copy (NUL included) */
+	unsigned int ksize;	 /* the variable's size as the kernel's (type checks) */
 	char *name;
 };
 
@@ -157,6 +161,10 @@ struct hist_action {
 	unsigned int n_params;
 	char *params[SYNTH_FIELDS_MAX];
 	struct hist_field pv[SYNTH_FIELDS_MAX]; /* the params' values */
+	/* a param that is a field of another event (sys.event.field, or a field of the
+	 * onmatch() event): read through the variable synthetic_<field> of a histogram
+	 * made on that event at registration (the kernel's create_field_var_hist()) */
+	char *fv_sys[SYNTH_FIELDS_MAX], *fv_event[SYNTH_FIELDS_MAX], *fv_field[SYNTH_FIELDS_MAX];
 	/* snapshot(): the kernel's track_data, the value and key of the last snapshot */
 	uint64_t snap_val;  /* atomic: the largest (onmax) / last (onchange) value seen */
 	uint8_t snap_busy;  /* atomic try-lock of snap_key (a writer skips when held) */
@@ -210,12 +218,15 @@ struct hist_data {
 	unsigned int ref_users;	    /* registered histograms referencing ours (event_mutex) */
 	bool owners_held;	    /* a reference on each vrefs[].owner is ours */
 	unsigned int snap_refs;	    /* snapshot buffer references taken (event_mutex) */
+	char *fvh_cmd; /* a field variable histogram: the command that made it (event_mutex) */
+	unsigned int n_fvh; /* params that are field variables of other events */
 };
 
 struct hist_trigger {
 	struct hist_data *hd;
 	uint8_t paused;	 /* relaxed atomic */
 	bool registered; /* event_mutex: between reg and unreg */
+	bool dying;	 /* freed with its instance: the other events' triggers go too */
 };
 
 static struct hist_data *named_list; /* event_mutex */
@@ -346,6 +357,45 @@ static void string_copy(const struct hist_field *f, char *dst, size_t size,
 	dst[n] = '\0';
 }
 
+/*
+ * Copy the string at @src (at most @max bytes, another element's copy that a
+ * writer may be rewriting: its last byte is always NUL) into @dst.
+ */
+static void ref_str_copy(char *dst, size_t size, const char *src, size_t max)
+{
+	size_t n = 0;
+
+	if (src) {
+		if (max > size - 1)
+			max = size - 1;
+		while (n < max && src[n])
+			n++;
+		memcpy(dst, src, n);
+	}
+	dst[n] = '\0';
+}
+
+/*
+ * The value of string variable @f of @elt (the kernel's hist_trigger_elt_update()
+ * for HIST_FIELD_FL_STRING variables): the text copied into the element's
+ * preallocated str area, the value a pointer to that copy.
+ */
+static uint64_t var_string(const struct hist_data *hd, const struct hist_field *f,
+			   struct tmap_elt *elt, const unsigned char *rec, size_t len,
+			   const uint64_t *refv)
+{
+	char *dst = elt->str + f->str_off;
+
+	if (f->src == SRC_REF)
+		ref_str_copy(dst, f->str_len, (const char *)(uintptr_t)refv[f->ref],
+			     hd->vrefs[f->ref].str_len);
+	else if (f->flags & HF_EXECNAME)
+		ref_str_copy(dst, f->str_len, elt->comm, TMAP_COMM_LEN);
+	else
+		string_copy(f, dst, f->str_len, rec, len);
+	return (uint64_t)(uintptr_t)dst;
+}
+
 /* execname: the thread's name, once per new entry (async-signal-safe prctl) */
 static void comm_init(struct tmap_elt *elt)
 {
@@ -399,7 +449,12 @@ static void action_trace(const struct hist_data *hd, const struct hist_action *a
 				continue;
 			}
 			strs[ns][0] = '\0';
-			string_copy(f, strs[ns], sizeof(strs[ns]), rec, len);
+			if (f->src == SRC_REF)
+				ref_str_copy(strs[ns], sizeof(strs[ns]),
+					     (const char *)(uintptr_t)refv[f->ref],
+					     hd->vrefs[f->ref].str_len);
+			else
+				string_copy(f, strs[ns], sizeof(strs[ns]), rec, len);
 			vals[i] = (uint64_t)(uintptr_t)strs[ns++];
 		} else {
 			vals[i] = field_value(hd, f, rec, len, refv);
@@ -526,8 +581,13 @@ static void hist_fire_rec(struct trigger_data *td, const void *recv, size_t len)
 		goto out;
 	for (unsigned int i = 0; i < hd->n_vals; i++)
 		tmap_add_sum(elt, i, field_value(hd, &hd->vals[i], rec, len, refv));
-	for (unsigned int i = 0; i < hd->n_vars; i++)
-		tmap_set_var(elt, map->n_vars, i, field_value(hd, &hd->vars[i], rec, len, refv));
+	for (unsigned int i = 0; i < hd->n_vars; i++) {
+		const struct hist_field *f = &hd->vars[i];
+
+		tmap_set_var(elt, map->n_vars, i,
+			     f->flags & HF_STRING ? var_string(hd, f, elt, rec, len, refv) :
+						    field_value(hd, f, rec, len, refv));
+	}
 	if (unlikely(hd->n_actions) && resolve_refs(hd, key, refv, true))
 		run_actions(hd, map, elt, rec, len, refv);
 out:
@@ -722,6 +782,9 @@ static void action_free(struct hist_action *a)
 	for (unsigned int i = 0; i < a->n_params; i++) {
 		free(a->params[i]);
 		field_free(&a->pv[i]);
+		free(a->fv_sys[i]);
+		free(a->fv_event[i]);
+		free(a->fv_field[i]);
 	}
 	if (a->se)
 		synth_event_put(a->se);
@@ -757,6 +820,7 @@ static void hist_data_free(struct hist_data *hd)
 		free(hd->assign[i]);
 	for (unsigned int i = 0; i < hd->n_act_str; i++)
 		free(hd->act_str[i]);
+	free(hd->fvh_cmd);
 	free(hd->name);
 	free(hd->spec);
 	free(hd->types);
@@ -789,6 +853,50 @@ static const struct evt_field *find_field(const struct evt_event *ev, const char
 		if (!strcmp(ev->fields[i].name, name))
 			return &ev->fields[i];
 	return NULL;
+}
+
+/*
+ * The size the kernel gives field @f (hist_field->size), which the type checks
+ * of synthetic event params compare: a static string its array size, other
+ * strings MAX_FILTER_STR_VAL, numbers their size.
+ */
+static unsigned int field_ksize(const struct hist_data *hd, const struct hist_field *f)
+{
+	switch (f->src) {
+	case SRC_REF:
+		return hd->vrefs[f->ref].ksize;
+	case SRC_EXPR:
+		return field_ksize(hd, f->lhs);
+	case SRC_STR:
+		return f->fsize;
+	case SRC_DSTR:
+	case SRC_RSTR:
+	case SRC_COMM:
+		return HIST_STR_MAX;
+	case SRC_CPU:
+		return 4;
+	case SRC_INT:
+		return f->flags & HF_EXECNAME && f->flags & HF_STRING ? HIST_STR_MAX : f->size;
+	default:
+		return 8;
+	}
+}
+
+/* The bytes a string variable @f keeps per element (NUL included; STR_VAR_LEN_MAX at most). */
+static unsigned int var_str_len(const struct hist_data *hd, const struct hist_field *f)
+{
+	switch (f->src) {
+	case SRC_REF:
+		return hd->vrefs[f->ref].str_len;
+	case SRC_STR:
+		return f->fsize < HIST_SAVE_STR ? f->fsize : HIST_SAVE_STR;
+	case SRC_COMM:
+		return TMAP_COMM_LEN;
+	case SRC_INT: /* common_pid.execname */
+		return TMAP_COMM_LEN;
+	default:
+		return HIST_SAVE_STR;
+	}
 }
 
 /*
@@ -903,8 +1011,6 @@ static int parse_one(struct trigger_data *td, struct hist_data *hd, struct hist_
 		}
 	}
 	f->flags = flags;
-	if ((flags & HF_STRING) && !key)
-		return -EINVAL; /* a sum of strings */
 	if ((flags & (HF_LOG2 | HF_BUCKET)) && (flags & HF_STRING))
 		return -EINVAL;
 	if (flags & HF_EXECNAME)
@@ -1032,9 +1138,15 @@ static int add_ref(struct hist_data *hd, struct hist_data *owner, unsigned int i
 			return (int)i;
 	if (hd->n_refs == TMAP_VARS_MAX)
 		return -EINVAL;
+	const struct hist_data *vo = owner ? owner : hd;
+	const struct hist_field *v = &vo->vars[idx];
+
 	hd->vrefs[hd->n_refs].owner = owner;
 	hd->vrefs[hd->n_refs].idx = idx;
 	hd->vrefs[hd->n_refs].once = once;
+	hd->vrefs[hd->n_refs].is_str = v->flags & HF_STRING;
+	hd->vrefs[hd->n_refs].str_len = v->str_len;
+	hd->vrefs[hd->n_refs].ksize = field_ksize(vo, v);
 	hd->vrefs[hd->n_refs].name = strdup(name);
 	if (!hd->vrefs[hd->n_refs].name)
 		return -ENOMEM;
@@ -1093,7 +1205,7 @@ static int parse_atom(struct trigger_data *td, struct hist_data *hd, struct hist
 			return r;
 		f->src = SRC_REF;
 		f->ref = (unsigned int)r;
-		f->flags |= owner->vars[idx].flags & (HF_TIMESTAMP | HF_USECS);
+		f->flags |= owner->vars[idx].flags & (HF_TIMESTAMP | HF_USECS | HF_STRING);
 		f->type = owner->vars[idx].type;
 		f->dname = xasprintf("$%s.%s.%s", qsys, qev, qvar);
 		f->name = f->dname ? f->dname + 1 : "";
@@ -1127,7 +1239,7 @@ static int parse_atom(struct trigger_data *td, struct hist_data *hd, struct hist
 			return r;
 		f->src = SRC_REF;
 		f->ref = (unsigned int)r;
-		f->flags |= owner->vars[idx].flags & (HF_TIMESTAMP | HF_USECS);
+		f->flags |= owner->vars[idx].flags & (HF_TIMESTAMP | HF_USECS | HF_STRING);
 		f->type = owner->vars[idx].type;
 		f->dname = xasprintf("$%s", str + 1);
 		f->name = f->dname ? f->dname + 1 : "";
@@ -1347,7 +1459,9 @@ static int create_vals(struct trigger_data *td, struct hist_data *hd, char *str)
 		if (!orig)
 			return -ENOMEM;
 		ret = parse_field(td, hd, &hd->vals[j], one, false);
-		if (!ret && (hd->vals[j].flags & (HF_LOG2 | HF_BUCKET | HF_SYM | HF_SYM_OFFSET |
+		if (!ret && (hd->vals[j].flags & HF_STRING))
+			ret = -EINVAL; /* a sum of strings (the kernel sums their addresses) */
+		else if (!ret && (hd->vals[j].flags & (HF_LOG2 | HF_BUCKET | HF_SYM | HF_SYM_OFFSET |
 						  HF_SYSCALL | HF_STACKTRACE))) {
 			/* values take no such modifier (the kernel's __create_val_field) */
 			trigger_err(td, "Invalid field modifier", errpos(td, orig));
@@ -1419,6 +1533,18 @@ static int create_vars(struct trigger_data *td, struct hist_data *hd)
 				ret = -EINVAL;
 			}
 			free(expr);
+			if (!ret && (f->flags & HF_EXECNAME) && f->src == SRC_INT) {
+				/* common_pid.execname: the entry's comm as a string (the
+				 * kernel's update_var_execname()) */
+				f->flags |= HF_STRING;
+				f->type = "char[]";
+			}
+			if (!ret && (f->flags & HF_STRING)) {
+				/* its text is kept in the element's preallocated str area */
+				f->str_len = var_str_len(hd, f);
+				f->str_off = hd->str_size;
+				hd->str_size += (f->str_len + 7) & ~7u;
+			}
 			if (!ret) {
 				f->var = strdup(name);
 				if (!f->var)
@@ -1579,10 +1705,118 @@ out:
 	return 0;
 }
 
-/* A param: $var (this histogram's, or the onmatch() event's...) or a field of this event. */
-static int action_param(struct trigger_data *td, struct hist_data *hd, struct hist_action *a,
-			struct hist_field *f, char *param)
+/* A trigger_data of a hist trigger on @file whose keys are like @hd's (find_compatible_hist()). */
+static struct trigger_data *compatible_hist(const struct hist_data *hd,
+					    struct trace_event_file *file)
 {
+	const struct trigger_file *tf = file->triggers;
+	const struct trigger_list *tl = tf ? tf->list : NULL;
+
+	for (unsigned int i = 0; tl && i < tl->nr; i++) {
+		const struct hist_data *o;
+		unsigned int k;
+
+		if (tl->td[i]->cmd != &hist_cmd)
+			continue;
+		o = ((const struct hist_trigger *)tl->td[i]->priv)->hd;
+		if (o->n_keys != hd->n_keys)
+			continue;
+		for (k = 0; k < hd->n_keys; k++)
+			if (strcmp(o->keys[k].type, hd->keys[k].type) ||
+			    o->keys[k].key_size != hd->keys[k].key_size ||
+			    o->keys[k].is_signed != hd->keys[k].is_signed)
+				break;
+		if (k == hd->n_keys)
+			return tl->td[i];
+	}
+	return NULL;
+}
+
+/* @f: field @name of event @ev as a param's value (its type, for the checks). */
+static bool other_field(struct hist_field *f, const struct evt_event *ev, const char *name)
+{
+	const struct evt_field *ef = find_field(ev, name);
+
+	if (!ef || !ef->size)
+		return false;
+	f->name = ef->name;
+	f->type = ef->type;
+	f->fsize = ef->size;
+	f->size = ef->size <= 8 ? (uint8_t)ef->size : 8;
+	f->is_signed = ef->is_signed;
+	switch (ef->kind) {
+	case EVT_FIELD_STRING:
+		f->flags |= HF_STRING;
+		f->src = SRC_STR;
+		break;
+	case EVT_FIELD_DYN_STRING:
+	case EVT_FIELD_REL_STRING:
+		f->flags |= HF_STRING;
+		f->src = SRC_DSTR;
+		break;
+	default:
+		if (ef->size != 1 && ef->size != 2 && ef->size != 4 && ef->size != 8)
+			return false;
+		f->src = SRC_INT;
+		break;
+	}
+	return true;
+}
+
+/*
+ * A param that is a field of another event (the kernel's
+ * trace_action_create_field_var() when the field is not the target's): checked
+ * now, its histogram made at registration (fv_attach). @target_err: the field
+ * was looked for on this event first (the kernel's first error is then that one).
+ */
+static int field_var_param(struct trigger_data *td, struct hist_data *hd, struct hist_action *a,
+			   unsigned int i, const char *sys, const char *evname, const char *field,
+			   bool target_err)
+{
+	struct hist_field *f = &a->pv[i];
+	struct trace_event_file *file;
+	struct evt_event *ev;
+
+	if (hd->n_fvh >= SYNTH_FIELDS_MAX) {
+		trigger_err(td, "Too many field variables defined", errpos(td, field));
+		return -EINVAL;
+	}
+	ev = event_find_locked(sys, evname);
+	file = ev ? event_file_locked(td->file->inst, ev) : NULL;
+	if (!file || file == td->file) {
+		trigger_err(td, target_err ? "Couldn't find field" : "Event file not found",
+			    errpos(td, field));
+		return -EINVAL;
+	}
+	if (!td->remove && !compatible_hist(hd, file)) {
+		trigger_err(td, target_err ? "Couldn't find field" : "Matching event histogram not found",
+			    errpos(td, field));
+		return -EINVAL;
+	}
+	if (!other_field(f, ev, field)) {
+		trigger_err(td, "Couldn't find field", errpos(td, field));
+		return -EINVAL;
+	}
+	a->fv_sys[i] = strdup(sys);
+	a->fv_event[i] = strdup(evname);
+	a->fv_field[i] = strdup(field);
+	if (!a->fv_sys[i] || !a->fv_event[i] || !a->fv_field[i])
+		return -ENOMEM;
+	hd->n_fvh++;
+	return 0;
+}
+
+/*
+ * Param @i of @a (the kernel's trace_action_create()): $var (this histogram's,
+ * or the onmatch() event's...), sys.event.$var, a field of this event, or a
+ * field of another event (sys.event.field; unqualified: the onmatch() event's).
+ */
+static int action_param(struct trigger_data *td, struct hist_data *hd, struct hist_action *a,
+			unsigned int n, char *param)
+{
+	const struct evt_event *tev = td->file->event;
+	struct hist_field *f = &a->pv[n];
+	char *sys = NULL, *evname = NULL;
 	int i, r;
 
 	memset(f, 0, sizeof(*f));
@@ -1607,6 +1841,7 @@ static int action_param(struct trigger_data *td, struct hist_data *hd, struct hi
 			return r;
 		f->src = SRC_REF;
 		f->ref = (unsigned int)r;
+		f->flags |= hd->vrefs[r].is_str ? HF_STRING : 0;
 		f->name = "";
 		return 0;
 	}
@@ -1627,21 +1862,57 @@ static int action_param(struct trigger_data *td, struct hist_data *hd, struct hi
 		f->type = owner->vars[idx].type;
 		f->src = SRC_REF;
 		f->ref = (unsigned int)r;
+		f->flags |= hd->vrefs[r].is_str ? HF_STRING : 0;
 		f->name = "";
 		return 0;
 	}
 	if (strchr(param, '.')) {
-		/* sys.event.field of another event: not here (docs/hist.md) */
-		trigger_err(td, "Couldn't create field variable", errpos(td, param));
-		return -EINVAL;
+		/* system.event.field: the kernel's split (one dot only: -EINVAL) */
+		sys = strsep(&param, ".");
+		evname = strsep(&param, ".");
+		if (!param || !*param)
+			return -EINVAL;
 	}
-	(void)a;
-	f->flags = HF_KEY; /* strings allowed */
-	r = parse_one(td, hd, f, param, true);
-	f->flags &= ~HF_KEY;
-	if (r)
-		trigger_err(td, "Couldn't create field variable", errpos(td, param));
-	return r;
+	if (!sys || (!strcmp(sys, tev->system) && !strcmp(evname, tev->name))) {
+		/* a field of this event (create_target_field_var()) */
+		if (find_field(tev, param) || !strcmp(param, "common_timestamp") ||
+		    !strcmp(param, "common_cpu") || !strcmp(param, "common_comm") ||
+		    !strcmp(param, "cpu") || !strcmp(param, "CPU") || !strcmp(param, "comm") ||
+		    !strcmp(param, "COMM")) {
+			f->flags = HF_KEY; /* strings allowed */
+			r = parse_one(td, hd, f, param, true);
+			f->flags &= ~HF_KEY;
+			if (r)
+				trigger_err(td, "Couldn't create field variable", errpos(td, param));
+			return r;
+		}
+		if (sys) {
+			trigger_err(td, "Couldn't find field", errpos(td, param));
+			return -EINVAL;
+		}
+		if (a->handler != H_ONMATCH) {
+			trigger_err(td, "Couldn't find field", errpos(td, param));
+			return -EINVAL;
+		}
+		/* not this event's: the onmatch() event's */
+		return field_var_param(td, hd, a, n, a->match_sys, a->match_event, param, true);
+	}
+	return field_var_param(td, hd, a, n, sys, evname, param, false);
+}
+
+/*
+ * May @f be the value of synthetic field @sf (the kernel's check_synth_field(),
+ * for strings: a char[] field takes any string, a char[N] one a string of that
+ * type or size; numbers: not a string)?
+ */
+static bool param_fits(const struct hist_data *hd, const struct hist_field *f,
+		       const struct synth_field *sf)
+{
+	if (!!(f->flags & HF_STRING) != sf->is_string)
+		return false;
+	if (!sf->is_string || sf->is_dynamic)
+		return true;
+	return !strcmp(sf->type, f->type ? f->type : "") || sf->size == field_ksize(hd, f);
 }
 
 /* The kernel's create_actions(): the synthetic events, params, tracked variables. */
@@ -1720,12 +1991,11 @@ static int create_actions(struct trigger_data *td, struct hist_data *hd)
 
 			if (!copy)
 				return -ENOMEM;
-			ret = action_param(td, hd, a, &a->pv[i], copy);
+			ret = action_param(td, hd, a, i, copy);
 			free(copy);
 			if (ret)
 				return ret;
-			if (i < a->se->n_fields &&
-			    !!(a->pv[i].flags & HF_STRING) != a->se->fields[i].is_string) {
+			if (i < a->se->n_fields && !param_fits(hd, &a->pv[i], &a->se->fields[i])) {
 				trigger_err(td,
 					    "Param type doesn't match synthetic event field type",
 					    errpos(td, a->params[i]));
@@ -2075,6 +2345,7 @@ static void hist_free(struct trigger_data *td)
 	if (ht->registered) {
 		/* freed with its instance (evt_instance_destroy), never unregistered:
 		 * leave the named and variable lists now (no lock is held here) */
+		ht->dying = true;
 		event_lock();
 		hist_unreg(td);
 		event_unlock();
@@ -2204,6 +2475,99 @@ static int hist_update(struct trigger_data *td, const struct trigger_list *tl)
 	return 0;
 }
 
+/*
+ * Remove the field variable histograms @hd used that nothing uses any more
+ * (the kernel's unregister_field_var_hists(); a histogram made for one
+ * trigger and reused by another goes with the last user here).
+ */
+static void fv_release(struct hist_data *hd)
+{
+	for (unsigned int i = 0; i < hd->n_refs; i++) {
+		struct hist_data *o = hd->vrefs[i].owner;
+		char *cmd;
+
+		if (!o || !o->fvh_cmd || o->ref_users || !o->users)
+			continue;
+		cmd = xasprintf("!%s", o->fvh_cmd);
+		if (cmd)
+			trigger_apply_file_locked(o->file, cmd, NULL);
+		free(cmd);
+	}
+}
+
+/*
+ * The histograms of the params that are fields of other events (the kernel's
+ * create_field_var_hist()): on that event, "keys=<the keys of a histogram
+ * there like ours>:synthetic_<field>=<field> [if <its filter>]", or the one
+ * already there; the param reads its variable.
+ */
+static int fv_attach(struct trigger_data *td, struct hist_data *hd)
+{
+	for (unsigned int n = 0; n < hd->n_actions; n++) {
+		struct hist_action *a = hd->actions[n];
+
+		for (unsigned int i = 0; i < a->n_params; i++) {
+			struct trace_event_file *file;
+			struct hist_data *owner;
+			struct trigger_data *ct;
+			struct text t = { 0 };
+			unsigned int idx;
+			char *var;
+			int r;
+
+			if (!a->fv_field[i])
+				continue;
+			var = xasprintf("synthetic_%s", a->fv_field[i]);
+			if (!var)
+				return -ENOMEM;
+			owner = find_var_on(td, a->fv_sys[i], a->fv_event[i], var, &idx);
+			if (!owner) {
+				struct evt_event *ev = event_find_locked(a->fv_sys[i], a->fv_event[i]);
+
+				file = ev ? event_file_locked(td->file->inst, ev) : NULL;
+				ct = file ? compatible_hist(hd, file) : NULL;
+				if (!ct) {
+					trigger_err(td, "Matching event histogram not found",
+						    errpos(td, a->fv_field[i]));
+					free(var);
+					return -EINVAL;
+				}
+				text_add(&t, "hist:keys=");
+				for (unsigned int k = 0; k < hd->n_keys; k++)
+					text_add(&t, "%s%s", k ? "," : "",
+						 ((struct hist_trigger *)ct->priv)->hd->keys[k].name);
+				text_add(&t, ":%s=%s", var, a->fv_field[i]);
+				if (ct->filter)
+					text_add(&t, " if %s", filter_prog_text(ct->filter));
+				r = t.err ? t.err : trigger_apply_file_locked(file, t.buf, td->err);
+				if (r) {
+					trigger_err(td, "Couldn't create histogram for field",
+						    errpos(td, a->fv_field[i]));
+					free(t.buf);
+					free(var);
+					return r;
+				}
+				owner = find_var_on(td, a->fv_sys[i], a->fv_event[i], var, &idx);
+				if (!owner) {
+					trigger_err(td, "Couldn't find synthetic variable",
+						    errpos(td, a->fv_field[i]));
+					free(t.buf);
+					free(var);
+					return -EINVAL;
+				}
+				owner->fvh_cmd = t.buf;
+			}
+			r = add_ref(hd, owner, idx, var, false);
+			free(var);
+			if (r < 0)
+				return r;
+			a->pv[i].src = SRC_REF;
+			a->pv[i].ref = (unsigned int)r;
+		}
+	}
+	return 0;
+}
+
 static int hist_reg(struct trigger_data *td)
 {
 	struct hist_trigger *ht = td->priv;
@@ -2219,9 +2583,19 @@ static int hist_reg(struct trigger_data *td)
 		hist_data_free(hd);
 		return 0;
 	}
+	if (hd->n_fvh) {
+		int ret = fv_attach(td, hd);
+
+		if (ret) {
+			fv_release(hd);
+			return ret;
+		}
+	}
 	hd->map = map_new(hd);
-	if (!hd->map)
+	if (!hd->map) {
+		fv_release(hd);
 		return -ENOMEM;
+	}
 	ht->paused = hd->pause;
 	hd->users++;
 	if (hd->name) {
@@ -2266,6 +2640,8 @@ static void hist_unreg(struct trigger_data *td)
 	for (unsigned int i = 0; i < hd->n_refs; i++)
 		if (hd->vrefs[i].owner)
 			hd->vrefs[i].owner->ref_users--;
+	if (hd->n_fvh && !ht->dying)
+		fv_release(hd);
 	for (struct hist_data **pp = &vars_list; *pp; pp = &(*pp)->next_var) {
 		if (*pp == hd) {
 			*pp = hd->next_var;
