@@ -358,19 +358,40 @@ static void string_copy(const struct hist_field *f, char *dst, size_t size,
 }
 
 /*
- * Copy the string at @src (at most @max bytes, another element's copy that a
- * writer may be rewriting: its last byte is always NUL) into @dst.
+ * A string variable's copy in an element (elt->str, 8-byte aligned, its size
+ * rounded up to 8) is written and read in relaxed 8-byte words: writers of one
+ * element and readers of it (other histograms' references) race as in the
+ * kernel (a text may mix two hits'), but each word is whole and the copy's
+ * last byte is always NUL, so a reader's text ends inside it.
  */
-static void ref_str_copy(char *dst, size_t size, const char *src, size_t max)
+static void str_store(char *dst, const char *src, unsigned int len)
 {
+	for (unsigned int i = 0; i < len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, src + i, 8);
+		/* Relaxed: a word of text orders nothing (see above). */
+		st_relaxed((uint64_t *)(void *)(dst + i), w);
+	}
+}
+
+/* Copy string variable @r's text at @src into @dst (@size bytes, NUL-terminated). */
+static void ref_str_copy(char *dst, size_t size, const char *src, const struct var_ref *r)
+{
+	char tmp[HIST_SAVE_STR] __attribute__((aligned(8)));
+	unsigned int len = (r->str_len + 7) & ~7u;
 	size_t n = 0;
 
-	if (src) {
-		if (max > size - 1)
-			max = size - 1;
-		while (n < max && src[n])
-			n++;
-		memcpy(dst, src, n);
+	if (src && r->str_len) {
+		for (unsigned int i = 0; i < len; i += 8) {
+			/* Relaxed: as str_store(). */
+			uint64_t w = ld_relaxed((const uint64_t *)(const void *)(src + i));
+
+			memcpy(tmp + i, &w, 8);
+		}
+		tmp[r->str_len - 1] = '\0';
+		n = strnlen(tmp, size - 1);
+		memcpy(dst, tmp, n);
 	}
 	dst[n] = '\0';
 }
@@ -384,15 +405,22 @@ static uint64_t var_string(const struct hist_data *hd, const struct hist_field *
 			   struct tmap_elt *elt, const unsigned char *rec, size_t len,
 			   const uint64_t *refv)
 {
+	char buf[HIST_SAVE_STR] __attribute__((aligned(8)));
+	unsigned int size = (f->str_len + 7) & ~7u;
 	char *dst = elt->str + f->str_off;
 
-	if (f->src == SRC_REF)
-		ref_str_copy(dst, f->str_len, (const char *)(uintptr_t)refv[f->ref],
-			     hd->vrefs[f->ref].str_len);
-	else if (f->flags & HF_EXECNAME)
-		ref_str_copy(dst, f->str_len, elt->comm, TMAP_COMM_LEN);
-	else
-		string_copy(f, dst, f->str_len, rec, len);
+	memset(buf, 0, size);
+	if (f->src == SRC_REF) {
+		ref_str_copy(buf, f->str_len, (const char *)(uintptr_t)refv[f->ref],
+			     &hd->vrefs[f->ref]);
+	} else if (f->flags & HF_EXECNAME) {
+		/* the comm was written before the element was published */
+		memcpy(buf, elt->comm, TMAP_COMM_LEN);
+		buf[f->str_len - 1] = '\0';
+	} else {
+		string_copy(f, buf, f->str_len, rec, len);
+	}
+	str_store(dst, buf, size);
 	return (uint64_t)(uintptr_t)dst;
 }
 
@@ -452,7 +480,7 @@ static void action_trace(const struct hist_data *hd, const struct hist_action *a
 			if (f->src == SRC_REF)
 				ref_str_copy(strs[ns], sizeof(strs[ns]),
 					     (const char *)(uintptr_t)refv[f->ref],
-					     hd->vrefs[f->ref].str_len);
+					     &hd->vrefs[f->ref]);
 			else
 				string_copy(f, strs[ns], sizeof(strs[ns]), rec, len);
 			vals[i] = (uint64_t)(uintptr_t)strs[ns++];
