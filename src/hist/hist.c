@@ -218,7 +218,7 @@ struct hist_data {
 	unsigned int ref_users;	    /* registered histograms referencing ours (event_mutex) */
 	bool owners_held;	    /* a reference on each vrefs[].owner is ours */
 	unsigned int snap_refs;	    /* snapshot buffer references taken (event_mutex) */
-	char *fvh_cmd; /* a field variable histogram: the command that made it (event_mutex) */
+	char *fvh_cmd;	    /* a field variable histogram: the command that made it (event_mutex) */
 	unsigned int n_fvh; /* params that are field variables of other events */
 };
 
@@ -1489,8 +1489,9 @@ static int create_vals(struct trigger_data *td, struct hist_data *hd, char *str)
 		ret = parse_field(td, hd, &hd->vals[j], one, false);
 		if (!ret && (hd->vals[j].flags & HF_STRING))
 			ret = -EINVAL; /* a sum of strings (the kernel sums their addresses) */
-		else if (!ret && (hd->vals[j].flags & (HF_LOG2 | HF_BUCKET | HF_SYM | HF_SYM_OFFSET |
-						  HF_SYSCALL | HF_STACKTRACE))) {
+		else if (!ret &&
+			 (hd->vals[j].flags & (HF_LOG2 | HF_BUCKET | HF_SYM | HF_SYM_OFFSET |
+					       HF_SYSCALL | HF_STACKTRACE))) {
 			/* values take no such modifier (the kernel's __create_val_field) */
 			trigger_err(td, "Invalid field modifier", errpos(td, orig));
 			ret = -EINVAL;
@@ -1817,7 +1818,9 @@ static int field_var_param(struct trigger_data *td, struct hist_data *hd, struct
 		return -EINVAL;
 	}
 	if (!td->remove && !compatible_hist(hd, file)) {
-		trigger_err(td, target_err ? "Couldn't find field" : "Matching event histogram not found",
+		trigger_err(td,
+			    target_err ? "Couldn't find field" :
+					 "Matching event histogram not found",
 			    errpos(td, field));
 		return -EINVAL;
 	}
@@ -1911,7 +1914,8 @@ static int action_param(struct trigger_data *td, struct hist_data *hd, struct hi
 			r = parse_one(td, hd, f, param, true);
 			f->flags &= ~HF_KEY;
 			if (r)
-				trigger_err(td, "Couldn't create field variable", errpos(td, param));
+				trigger_err(td, "Couldn't create field variable",
+					    errpos(td, param));
 			return r;
 		}
 		if (sys) {
@@ -2524,10 +2528,55 @@ static void fv_release(struct hist_data *hd)
 }
 
 /*
- * The histograms of the params that are fields of other events (the kernel's
- * create_field_var_hist()): on that event, "keys=<the keys of a histogram
- * there like ours>:synthetic_<field>=<field> [if <its filter>]", or the one
- * already there; the param reads its variable.
+ * Make on event @sys:@evname the histogram of field variable @var (the
+ * kernel's create_field_var_hist()): "keys=<the keys of a histogram there
+ * like @hd's>:@var=@field [if <its filter>]". Return: its hist_data, or NULL
+ * with the error logged and *@ret set.
+ */
+static struct hist_data *fv_make(struct trigger_data *td, struct hist_data *hd, const char *sys,
+				 const char *evname, const char *field, const char *var,
+				 unsigned int *idx, int *ret)
+{
+	struct evt_event *ev = event_find_locked(sys, evname);
+	struct trace_event_file *file = ev ? event_file_locked(td->file->inst, ev) : NULL;
+	struct trigger_data *ct = file ? compatible_hist(hd, file) : NULL;
+	const struct hist_data *chd;
+	struct hist_data *owner;
+	struct text t = { 0 };
+
+	*ret = -EINVAL;
+	if (!ct) {
+		trigger_err(td, "Matching event histogram not found", errpos(td, field));
+		return NULL;
+	}
+	chd = ((const struct hist_trigger *)ct->priv)->hd;
+	text_add(&t, "hist:keys=");
+	for (unsigned int k = 0; k < chd->n_keys; k++)
+		text_add(&t, "%s%s", k ? "," : "", chd->keys[k].name);
+	text_add(&t, ":%s=%s", var, field);
+	if (ct->filter)
+		text_add(&t, " if %s", filter_prog_text(ct->filter));
+	*ret = t.err ? t.err : trigger_apply_file_locked(file, t.buf, td->err);
+	if (*ret) {
+		trigger_err(td, "Couldn't create histogram for field", errpos(td, field));
+		free(t.buf);
+		return NULL;
+	}
+	owner = find_var_on(td, sys, evname, var, idx);
+	if (!owner) {
+		trigger_err(td, "Couldn't find synthetic variable", errpos(td, field));
+		free(t.buf);
+		*ret = -EINVAL;
+		return NULL;
+	}
+	owner->fvh_cmd = t.buf;
+	return owner;
+}
+
+/*
+ * The params that are fields of other events read the variable
+ * synthetic_<field> of a histogram on that event: the one there, or one made
+ * now (fv_make).
  */
 static int fv_attach(struct trigger_data *td, struct hist_data *hd)
 {
@@ -2535,13 +2584,10 @@ static int fv_attach(struct trigger_data *td, struct hist_data *hd)
 		struct hist_action *a = hd->actions[n];
 
 		for (unsigned int i = 0; i < a->n_params; i++) {
-			struct trace_event_file *file;
 			struct hist_data *owner;
-			struct trigger_data *ct;
-			struct text t = { 0 };
 			unsigned int idx;
 			char *var;
-			int r;
+			int r = 0;
 
 			if (!a->fv_field[i])
 				continue;
@@ -2549,43 +2595,11 @@ static int fv_attach(struct trigger_data *td, struct hist_data *hd)
 			if (!var)
 				return -ENOMEM;
 			owner = find_var_on(td, a->fv_sys[i], a->fv_event[i], var, &idx);
-			if (!owner) {
-				struct evt_event *ev = event_find_locked(a->fv_sys[i], a->fv_event[i]);
-
-				file = ev ? event_file_locked(td->file->inst, ev) : NULL;
-				ct = file ? compatible_hist(hd, file) : NULL;
-				if (!ct) {
-					trigger_err(td, "Matching event histogram not found",
-						    errpos(td, a->fv_field[i]));
-					free(var);
-					return -EINVAL;
-				}
-				text_add(&t, "hist:keys=");
-				for (unsigned int k = 0; k < hd->n_keys; k++)
-					text_add(&t, "%s%s", k ? "," : "",
-						 ((struct hist_trigger *)ct->priv)->hd->keys[k].name);
-				text_add(&t, ":%s=%s", var, a->fv_field[i]);
-				if (ct->filter)
-					text_add(&t, " if %s", filter_prog_text(ct->filter));
-				r = t.err ? t.err : trigger_apply_file_locked(file, t.buf, td->err);
-				if (r) {
-					trigger_err(td, "Couldn't create histogram for field",
-						    errpos(td, a->fv_field[i]));
-					free(t.buf);
-					free(var);
-					return r;
-				}
-				owner = find_var_on(td, a->fv_sys[i], a->fv_event[i], var, &idx);
-				if (!owner) {
-					trigger_err(td, "Couldn't find synthetic variable",
-						    errpos(td, a->fv_field[i]));
-					free(t.buf);
-					free(var);
-					return -EINVAL;
-				}
-				owner->fvh_cmd = t.buf;
-			}
-			r = add_ref(hd, owner, idx, var, false);
+			if (!owner)
+				owner = fv_make(td, hd, a->fv_sys[i], a->fv_event[i],
+						a->fv_field[i], var, &idx, &r);
+			if (owner)
+				r = add_ref(hd, owner, idx, var, false);
 			free(var);
 			if (r < 0)
 				return r;

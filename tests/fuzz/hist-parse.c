@@ -30,7 +30,8 @@
 #include "synth/synth.h"
 #include "trigger/trigger.h"
 
-#define WAKING "hist:keys=pid:vals=hitcount:ts0=ts,wc=common_comm:sort=hitcount:size=2048 [active]\n"
+#define WAKING \
+	"hist:keys=pid:vals=hitcount:ts0=ts,wc=common_comm:sort=hitcount:size=2048 [active]\n"
 
 #define CREATE_TRACE_POINTS
 #include "unit/hist-tp.h"
@@ -122,7 +123,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		trace_netif_receive_skb(0xffff0000ul + (unsigned long)i, (unsigned int)i, "eth0");
 		trace_process_fork(i ? "bash" : "a-very-long-thread-name", i);
 		trace_sched_waking(i, 100 + i, 1000 * (unsigned long)i);
-		trace_sched_switch("a", 0, i ? "b" : "cyclictest", i, 120, 1000 * (unsigned long)i + 5);
+		trace_sched_switch("a", 0, i ? "b" : "cyclictest", i, 120,
+				   1000 * (unsigned long)i + 5);
 	}
 
 	check(hist_show_text(inst, id, &text) == 0);

@@ -101,10 +101,10 @@ static unsigned long long check_text(const char *text, unsigned long long *entri
 	return hits_total;
 }
 
-#define WAKEUP	  "events/hist_test/sched_wakeup/"
-#define SWITCH	  "events/hist_test/sched_switch/"
+#define WAKEUP	 "events/hist_test/sched_wakeup/"
+#define SWITCH	 "events/hist_test/sched_switch/"
 #define WAKEUP_H "hist:keys=pid:ts0=ts,wc=comm,who=common_pid.execname"
-#define SWITCH_H                                                                   \
+#define SWITCH_H                                                                       \
 	"hist:keys=next_pid:lat=ts-$ts0,nc=next_comm:onmatch(hist_test.sched_wakeup)." \
 	"tort_lat($lat,next_pid,$wc,$who,prio,$nc)"
 

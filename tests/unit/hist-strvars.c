@@ -95,8 +95,8 @@ static void check(const char *c, const char *path, const char *ev, int err, cons
 		return;
 	}
 	T_ASSERT(strstr(c, at) != NULL);
-	snprintf(want, sizeof(want), "hist:hist_test:%s: error: %s\n  Command: %s\n%*s^\n", ev,
-		 msg, c, (int)(strstr(c, at) - c) + 11, "");
+	snprintf(want, sizeof(want), "hist:hist_test:%s: error: %s\n  Command: %s\n%*s^\n", ev, msg,
+		 c, (int)(strstr(c, at) - c) + 11, "");
 	T_ASSERT_STR(elog(), want);
 }
 
