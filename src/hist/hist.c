@@ -133,6 +133,7 @@ struct var_ref {
 	bool is_str;		 /* a string variable: the value points to its text */
 	unsigned int str_len;	 /* is_str: the bytes of the owner's copy (NUL included) */
 	unsigned int ksize;	 /* the variable's size as the kernel's (type checks) */
+	bool is_signed;		 /* and its signedness */
 	char *name;
 };
 
@@ -910,6 +911,16 @@ static unsigned int field_ksize(const struct hist_data *hd, const struct hist_fi
 	}
 }
 
+/* Is @f signed for the kernel (hist_field->is_signed)? */
+static bool field_signed(const struct hist_data *hd, const struct hist_field *f)
+{
+	if (f->src == SRC_REF)
+		return hd->vrefs[f->ref].is_signed;
+	if (f->src == SRC_EXPR)
+		return field_signed(hd, f->lhs);
+	return f->src == SRC_INT && f->is_signed && !(f->flags & HF_STRING);
+}
+
 /* The bytes a string variable @f keeps per element (NUL included; STR_VAR_LEN_MAX at most). */
 static unsigned int var_str_len(const struct hist_data *hd, const struct hist_field *f)
 {
@@ -1175,6 +1186,7 @@ static int add_ref(struct hist_data *hd, struct hist_data *owner, unsigned int i
 	hd->vrefs[hd->n_refs].is_str = v->flags & HF_STRING;
 	hd->vrefs[hd->n_refs].str_len = v->str_len;
 	hd->vrefs[hd->n_refs].ksize = field_ksize(vo, v);
+	hd->vrefs[hd->n_refs].is_signed = field_signed(vo, v);
 	hd->vrefs[hd->n_refs].name = strdup(name);
 	if (!hd->vrefs[hd->n_refs].name)
 		return -ENOMEM;
@@ -1933,18 +1945,23 @@ static int action_param(struct trigger_data *td, struct hist_data *hd, struct hi
 }
 
 /*
- * May @f be the value of synthetic field @sf (the kernel's check_synth_field(),
- * for strings: a char[] field takes any string, a char[N] one a string of that
- * type or size; numbers: not a string)?
+ * May @f be the value of synthetic field @sf? The kernel's check_synth_field():
+ * a char[] field takes any string; else the same type, or the same size (and
+ * for numbers the same signedness). And a string only for a string field
+ * (the kernel would take a number of the size of a char[] field's slot).
  */
 static bool param_fits(const struct hist_data *hd, const struct hist_field *f,
 		       const struct synth_field *sf)
 {
 	if (!!(f->flags & HF_STRING) != sf->is_string)
 		return false;
-	if (!sf->is_string || sf->is_dynamic)
+	if (sf->is_string && sf->is_dynamic)
 		return true;
-	return !strcmp(sf->type, f->type ? f->type : "") || sf->size == field_ksize(hd, f);
+	if (!strcmp(sf->type, f->type ? f->type : ""))
+		return true;
+	if (sf->size != field_ksize(hd, f))
+		return false;
+	return sf->is_string || sf->is_signed == field_signed(hd, f);
 }
 
 /* The kernel's create_actions(): the synthetic events, params, tracked variables. */

@@ -311,6 +311,20 @@ static void field_variables(void)
 	      SWITCH "trigger", "sched_switch", EINVAL,
 	      "Param type doesn't match synthetic event field type", "hist_test.sched_wakeup.comm");
 
+	/* numbers: the same type, or the same size and signedness (check_synth_field()) */
+	synth("num_test u64 a; unsigned int b\n");
+	check("hist:keys=next_pid:onmatch(hist_test.sched_wakeup).num_test(next_pid,next_pid)",
+	      SWITCH "trigger", "sched_switch", EINVAL,
+	      "Param type doesn't match synthetic event field type", "next_pid");
+	check("hist:keys=next_pid:onmatch(hist_test.sched_wakeup).num_test(ts,next_pid)",
+	      SWITCH "trigger", "sched_switch", EINVAL,
+	      "Param type doesn't match synthetic event field type", "next_pid");
+	cmd("hist:keys=next_pid:onmatch(hist_test.sched_wakeup).num_test(ts,common_cpu)",
+	    SWITCH "trigger");
+	cmd("!hist:keys=next_pid:onmatch(hist_test.sched_wakeup).num_test(ts,common_cpu)",
+	    SWITCH "trigger");
+	T_ASSERT_EQ(evt_tracefs_write(NULL, "synthetic_events", "!num_test\n", 10, GGT), 10);
+
 	cmd("!hist:keys=next_pid:onmatch(hist_test.sched_wakeup).wake_comm(next_pid,"
 	    "hist_test.sched_wakeup.comm)",
 	    SWITCH "trigger");
