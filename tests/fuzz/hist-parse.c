@@ -114,6 +114,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; cmd[i]; i++)
 		if (cmd[i] == '\n')
 			cmd[i] = ' ';
+	/*
+	 * A trigger defining ts0 or wc too could not be removed through its line,
+	 * as in the kernel: its $ts0 would then name two variables ("Variable name
+	 * not unique"). Not the parser's business: skip.
+	 */
+	if (strstr(cmd, ":ts0=") || strstr(cmd, ",ts0=") || strstr(cmd, ":wc=") ||
+	    strstr(cmd, ",wc=")) {
+		free(cmd);
+		return 0;
+	}
 	apply(inst, id, cmd, &ret);
 	check(ret == 0 || ret == -EINVAL || ret == -EEXIST || ret == -ENOMEM || ret == -ENOENT ||
 	      ret == -EDOM);
