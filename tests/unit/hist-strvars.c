@@ -11,7 +11,8 @@
  *  - key variables as the kernel has them: keys=$saved_pid:saved_pid=pid (the
  *    key is the field, printed with the field's name; saved_pid is a variable
  *    other histograms read), histogram.rst's wakeup_latency example with
- *    $saved_pid; `keys=timer_pid=common_pid` and `timer_pid=common_pid:
+ *    $saved_pid, and its wakeup_new_test example (keys=$testpid, onmatch()
+ *    of the event itself, both action forms); `keys=timer_pid=common_pid` and `timer_pid=common_pid:
  *    key=timer_pid` are refused as by the kernel ("Couldn't find field");
  *  - action params that are fields of another event (sys.event.field, or an
  *    unqualified field of the onmatch() event): a histogram
@@ -212,6 +213,37 @@ static void key_variables(void)
 	cmd("0", LAT "enable");
 	cmd("!hist:keys=$saved_pid:saved_pid=pid:ts0=ts", WAKING "trigger");
 	T_ASSERT_STR(cat(WAKING "trigger"), NONE);
+
+	/* histogram.rst 2.2.3: wakeup_new_test, onmatch() of the event itself, both forms */
+	synth("wakeup_new_test pid_t pid\n");
+	cmd("hist:keys=$testpid:testpid=child_pid:onmatch(hist_test.process_fork)."
+	    "wakeup_new_test($testpid) if child_comm==\"cyclictest\"",
+	    FORK "trigger");
+	T_ASSERT_STR(cat(FORK "trigger"),
+		     "hist:keys=child_pid:vals=hitcount:testpid=child_pid:sort=hitcount:size=2048:"
+		     "onmatch(hist_test.process_fork).wakeup_new_test($testpid) "
+		     "if child_comm==\"cyclictest\" [active]\n");
+	cmd("hist:keys=pid:sort=pid", "events/synthetic/wakeup_new_test/trigger");
+	trace_process_fork("cyclictest", 2101);
+	trace_process_fork("bash", 2102);
+	trace_process_fork("cyclictest", 2103);
+	trace_process_fork("cyclictest", 2101);
+	golden("strvars-wakeup-new", cat("events/synthetic/wakeup_new_test/hist"));
+	cmd("!hist:keys=$testpid:testpid=child_pid:onmatch(hist_test.process_fork)."
+	    "wakeup_new_test($testpid) if child_comm==\"cyclictest\"",
+	    FORK "trigger");
+	cmd("hist:keys=$testpid:testpid=child_pid:onmatch(hist_test.process_fork)."
+	    "trace(wakeup_new_test,$testpid) if child_comm==\"cyclictest\"",
+	    FORK "trigger");
+	trace_process_fork("cyclictest", 2104);
+	T_ASSERT(strstr(cat("events/synthetic/wakeup_new_test/hist"),
+			"{ pid:       2104 } hitcount:          1\n"));
+	cmd("!hist:keys=$testpid:testpid=child_pid:onmatch(hist_test.process_fork)."
+	    "trace(wakeup_new_test,$testpid) if child_comm==\"cyclictest\"",
+	    FORK "trigger");
+	cmd("!hist:keys=pid:sort=pid", "events/synthetic/wakeup_new_test/trigger");
+	T_ASSERT_STR(cat(FORK "trigger"), NONE);
+	T_ASSERT_EQ(evt_tracefs_write(NULL, "synthetic_events", "!wakeup_new_test\n", 17, GGT), 17);
 
 	/* the kernel has no variable on a key but through $var: the key is a field name */
 	check("hist:timer_pid=common_pid:key=timer_pid", WAKING "trigger", "sched_waking", EINVAL,
