@@ -12,8 +12,9 @@
  *    key is the field, printed with the field's name; saved_pid is a variable
  *    other histograms read), histogram.rst's wakeup_latency example with
  *    $saved_pid, and its wakeup_new_test example (keys=$testpid, onmatch()
- *    of the event itself, both action forms); `keys=timer_pid=common_pid` and `timer_pid=common_pid:
- *    key=timer_pid` are refused as by the kernel ("Couldn't find field");
+ *    of the event itself, both action forms); `keys=timer_pid=common_pid`
+ *    and `timer_pid=common_pid:key=timer_pid` are refused as by the kernel
+ *    ("Couldn't find field");
  *  - action params that are fields of another event (sys.event.field, or an
  *    unqualified field of the onmatch() event): a histogram
  *    keys=<keys>:synthetic_<field>=<field> made on that event (shown in its
