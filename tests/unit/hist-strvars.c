@@ -172,6 +172,25 @@ static void string_variables(void)
 	    "onmatch(hist_test.sched_wakeup).comm_latency($lat,next_pid,$c2,$who)",
 	    SWITCH "trigger");
 
+	/* onmax().trace() with the string variables: traced when the max grows */
+	cmd("hist:keys=next_pid:lat=ts-$ts0:onmax($lat).trace(comm_latency,$lat,next_pid,$wcomm,"
+	    "$who)",
+	    SWITCH "trigger");
+	cmd("1", CLAT "enable");
+	trace_sched_wakeup("max-a", 13, 120, 100);
+	trace_sched_switch("swapper", 0, "m", 13, 120, 120); /* 20: a new max */
+	trace_sched_wakeup("max-b", 13, 120, 200);
+	trace_sched_switch("swapper", 0, "m", 13, 120, 210); /* 10: none */
+	trace_sched_wakeup("max-c", 13, 120, 300);
+	trace_sched_switch("swapper", 0, "m", 13, 120, 330); /* 30: a new max */
+	T_ASSERT_EQ(count(cat("trace"), "comm_latency: lat=20 pid=13 waker=max-a "), 1);
+	T_ASSERT_EQ(count(cat("trace"), "waker=max-b "), 0);
+	T_ASSERT_EQ(count(cat("trace"), "comm_latency: lat=30 pid=13 waker=max-c "), 1);
+	cmd("0", CLAT "enable");
+	cmd("!hist:keys=next_pid:lat=ts-$ts0:onmax($lat).trace(comm_latency,$lat,next_pid,$wcomm,"
+	    "$who)",
+	    SWITCH "trigger");
+
 	cmd("!hist:keys=pid:ts0=ts:wcomm=comm,who=common_pid.execname", WAKEUP "trigger");
 	T_ASSERT_STR(cat(WAKEUP "trigger"), NONE);
 	T_ASSERT_STR(cat(SWITCH "trigger"), NONE);
