@@ -123,6 +123,7 @@ struct hist_field {
 	char *var;		      /* a variable's name (hist_data.vars) */
 	unsigned int str_off;	      /* save()d strings, string variables: where in elt->str */
 	unsigned int str_len;	      /* string variables: the bytes kept there (NUL included) */
+	unsigned int slot;	      /* save()d numbers: the map variable they are kept in */
 };
 
 /* A reference to a variable, the kernel's VAR_REF hist_field. */
@@ -549,10 +550,14 @@ static void run_actions(const struct hist_data *hd, struct tmap *map, struct tma
 		for (unsigned int i = 0; i < a->n_params; i++) {
 			const struct hist_field *f = &a->pv[i];
 
-			if (f->flags & HF_STRING)
+			if (f->src == SRC_REF && (f->flags & HF_STRING))
+				ref_str_copy(elt->str + f->str_off, HIST_SAVE_STR,
+					     (const char *)(uintptr_t)refv[f->ref],
+					     &hd->vrefs[f->ref]);
+			else if (f->flags & HF_STRING)
 				string_copy(f, elt->str + f->str_off, HIST_SAVE_STR, rec, len);
 			else
-				tmap_set_var(elt, map->n_vars, f->ref,
+				tmap_set_var(elt, map->n_vars, f->slot,
 					     field_value(hd, f, rec, len, refv));
 		}
 	}
@@ -1171,10 +1176,13 @@ static bool split_qualified(char *str, char **sys, char **ev, char **var)
 static int add_ref(struct hist_data *hd, struct hist_data *owner, unsigned int idx,
 		   const char *name, bool once)
 {
+	/* one reference per variable, as the kernel's create_var_ref(): read once if an
+	 * expression uses it (its other users get the value that read got) */
 	for (unsigned int i = 0; i < hd->n_refs; i++)
-		if (hd->vrefs[i].owner == owner && hd->vrefs[i].idx == idx &&
-		    hd->vrefs[i].once == once)
+		if (hd->vrefs[i].owner == owner && hd->vrefs[i].idx == idx) {
+			hd->vrefs[i].once |= once;
 			return (int)i;
+		}
 	if (hd->n_refs == TMAP_VARS_MAX)
 		return -EINVAL;
 	const struct hist_data *vo = owner ? owner : hd;
@@ -1964,6 +1972,56 @@ static bool param_fits(const struct hist_data *hd, const struct hist_field *f,
 	return sf->is_string || sf->is_signed == field_signed(hd, f);
 }
 
+/*
+ * A save() param (the kernel's create_target_field_var() of it): a field of
+ * this event, or $var (a variable of this histogram, of the onmatch() event,
+ * of any histogram in the instance; a variable that is a plain field of this
+ * command is that field).
+ */
+static int save_param(struct trigger_data *td, struct hist_data *hd, struct hist_field *f,
+		      char *param)
+{
+	struct hist_data *owner = NULL;
+	const char *local;
+	unsigned int idx;
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	if (param[0] == '$' && (local = local_var_field(hd, param + 1)) == NULL) {
+		r = var_index(hd, param + 1);
+		if (r >= 0) {
+			idx = (unsigned int)r;
+		} else {
+			owner = find_var(td, hd, param + 1, &idx, true);
+			if (!owner)
+				return -EINVAL;
+		}
+		r = add_ref(hd, owner, idx, param + 1, false);
+		if (r < 0)
+			return r;
+		f->src = SRC_REF;
+		f->ref = (unsigned int)r;
+		f->flags |= hd->vrefs[r].is_str ? HF_STRING : 0;
+		f->type = (owner ? owner : hd)->vars[idx].type;
+		f->name = "";
+		return 0;
+	}
+	if (param[0] == '$') {
+		char *copy = strdup(local);
+
+		if (!copy)
+			return -ENOMEM;
+		f->flags = HF_KEY; /* strings allowed */
+		r = parse_one(td, hd, f, copy, true);
+		free(copy);
+	} else {
+		f->flags = HF_KEY;
+		r = parse_one(td, hd, f, param, true);
+	}
+	f->flags &= ~HF_KEY;
+	return r;
+}
+
 /* The kernel's create_actions(): the synthetic events, params, tracked variables. */
 static int create_actions(struct trigger_data *td, struct hist_data *hd)
 {
@@ -2008,10 +2066,7 @@ static int create_actions(struct trigger_data *td, struct hist_data *hd)
 
 				if (!copy)
 					return -ENOMEM;
-				memset(f, 0, sizeof(*f));
-				f->flags = HF_KEY;
-				ret = parse_one(td, hd, f, copy, true);
-				f->flags &= ~HF_KEY;
+				ret = save_param(td, hd, f, copy);
 				free(copy);
 				if (ret) {
 					trigger_err(td, "Couldn't create field variable",
@@ -2022,7 +2077,7 @@ static int create_actions(struct trigger_data *td, struct hist_data *hd)
 					f->str_off = hd->str_size;
 					hd->str_size += HIST_SAVE_STR;
 				} else {
-					f->ref = hd->n_map_vars++; /* the slot it is saved in */
+					f->slot = hd->n_map_vars++;
 				}
 			}
 			continue;
@@ -2340,13 +2395,6 @@ static int hist_parse(struct trigger_data *td, char *param)
 	ret = create_keys(td, hd, a.keys);
 	if (ret)
 		return ret;
-	for (unsigned int i = 0; i < hd->n_refs; i++) {
-		/* a variable is looked up with this histogram's key: same layout */
-		if (hd->vrefs[i].owner && hd->vrefs[i].owner->key_size != hd->key_size) {
-			trigger_err(td, "Couldn't find variable", errpos(td, hd->vrefs[i].name));
-			return -EINVAL;
-		}
-	}
 	ret = create_sort(td, hd, a.sort);
 	if (ret)
 		return ret;
@@ -2354,6 +2402,14 @@ static int hist_parse(struct trigger_data *td, char *param)
 	ret = create_actions(td, hd);
 	if (ret)
 		return ret;
+	for (unsigned int i = 0; i < hd->n_refs; i++) {
+		/* a variable is looked up with this histogram's key: same layout (the
+		 * kernel reads the owner's key size from ours: no such check) */
+		if (hd->vrefs[i].owner && hd->vrefs[i].owner->key_size != hd->key_size) {
+			trigger_err(td, "Couldn't find variable", errpos(td, hd->vrefs[i].name));
+			return -EINVAL;
+		}
+	}
 	if (hd->n_actions) {
 		hd->acts = actions_text(hd);
 		if (!hd->acts)
@@ -3121,7 +3177,7 @@ static void print_actions(struct text *t, const struct hist_data *hd, struct tma
 				text_add(t, "  %s: %-32s", a->params[i], s);
 			} else {
 				v = 0;
-				tmap_get_var(elt, map->n_vars, f->ref, false, &v);
+				tmap_get_var(elt, map->n_vars, f->slot, false, &v);
 				text_add(t, "  %s: %10llu", a->params[i], (unsigned long long)v);
 			}
 		}

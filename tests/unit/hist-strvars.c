@@ -172,6 +172,22 @@ static void string_variables(void)
 	    "onmatch(hist_test.sched_wakeup).comm_latency($lat,next_pid,$c2,$who)",
 	    SWITCH "trigger");
 
+	/* save() of $variables: of another histogram (a string and the one the
+	 * expression reads once, shared as the kernel's) and of this one */
+	cmd("hist:keys=next_pid:lat=ts-$ts0,me=next_comm:onmax($lat).save($wcomm,$ts0,$me,prev_pid)",
+	    SWITCH "trigger");
+	trace_sched_wakeup("saved", 14, 120, 100);
+	trace_sched_switch("swapper", 5, "me-14", 14, 120, 142);
+	golden("strvars-save", cat(SWITCH "hist"));
+	cmd("!hist:keys=next_pid:lat=ts-$ts0,me=next_comm:onmax($lat).save($wcomm,$ts0,$me,prev_pid)",
+	    SWITCH "trigger");
+	check("hist:keys=next_pid:lat=ts-$ts0:onmax($lat).save($nosuch)", SWITCH "trigger",
+	      "sched_switch", EINVAL, "Couldn't find variable", "nosuch");
+	/* a variable is looked up with this histogram's key: the same layout */
+	check("hist:keys=next_comm:onmatch(hist_test.sched_wakeup).comm_latency(ts,next_pid,$wcomm,"
+	      "$who)",
+	      SWITCH "trigger", "sched_switch", EINVAL, "Couldn't find variable", "wcomm");
+
 	/* onmax().trace() with the string variables: traced when the max grows */
 	cmd("hist:keys=next_pid:lat=ts-$ts0:onmax($lat).trace(comm_latency,$lat,next_pid,$wcomm,"
 	    "$who)",
