@@ -121,7 +121,9 @@ struct hist_field {
 	unsigned int ref;	      /* SRC_REF: index in hist_data.refs */
 	char *dname;		      /* allocated name (expressions, references) */
 	char *var;		      /* a variable's name (hist_data.vars) */
-	unsigned int str_off;	      /* save()d strings: where in the element's str */
+	unsigned int str_off;	      /* save()d strings, string variables: where in elt->str */
+	unsigned int str_len;	      /* string variables: the bytes kept there (NUL included) */
+	unsigned int slot;	      /* save()d numbers: the map variable they are kept in */
 };
 
 /* A reference to a variable, the kernel's VAR_REF hist_field. */
@@ -129,6 +131,10 @@ struct var_ref {
 	struct hist_data *owner; /* NULL: a variable of this histogram */
 	unsigned int idx;	 /* the variable's slot in the owner's map */
 	bool once;		 /* an expression's operand: read and unset */
+	bool is_str;		 /* a string variable: the value points to its text */
+	unsigned int str_len;	 /* is_str: the bytes of the owner's copy (NUL included) */
+	unsigned int ksize;	 /* the variable's size as the kernel's (type checks) */
+	bool is_signed;		 /* and its signedness */
 	char *name;
 };
 
@@ -157,6 +163,10 @@ struct hist_action {
 	unsigned int n_params;
 	char *params[SYNTH_FIELDS_MAX];
 	struct hist_field pv[SYNTH_FIELDS_MAX]; /* the params' values */
+	/* a param that is a field of another event (sys.event.field, or a field of the
+	 * onmatch() event): read through the variable synthetic_<field> of a histogram
+	 * made on that event at registration (the kernel's create_field_var_hist()) */
+	char *fv_sys[SYNTH_FIELDS_MAX], *fv_event[SYNTH_FIELDS_MAX], *fv_field[SYNTH_FIELDS_MAX];
 	/* snapshot(): the kernel's track_data, the value and key of the last snapshot */
 	uint64_t snap_val;  /* atomic: the largest (onmax) / last (onchange) value seen */
 	uint8_t snap_busy;  /* atomic try-lock of snap_key (a writer skips when held) */
@@ -210,12 +220,15 @@ struct hist_data {
 	unsigned int ref_users;	    /* registered histograms referencing ours (event_mutex) */
 	bool owners_held;	    /* a reference on each vrefs[].owner is ours */
 	unsigned int snap_refs;	    /* snapshot buffer references taken (event_mutex) */
+	char *fvh_cmd;	    /* a field variable histogram: the command that made it (event_mutex) */
+	unsigned int n_fvh; /* params that are field variables of other events */
 };
 
 struct hist_trigger {
 	struct hist_data *hd;
 	uint8_t paused;	 /* relaxed atomic */
 	bool registered; /* event_mutex: between reg and unreg */
+	bool dying;	 /* freed with its instance: the other events' triggers go too */
 };
 
 static struct hist_data *named_list; /* event_mutex */
@@ -346,6 +359,73 @@ static void string_copy(const struct hist_field *f, char *dst, size_t size,
 	dst[n] = '\0';
 }
 
+/*
+ * A string variable's copy in an element (elt->str, 8-byte aligned, its size
+ * rounded up to 8) is written and read in relaxed 8-byte words: writers of one
+ * element and readers of it (other histograms' references) race as in the
+ * kernel (a text may mix two hits'), but each word is whole and the copy's
+ * last byte is always NUL, so a reader's text ends inside it.
+ */
+static void str_store(char *dst, const char *src, unsigned int len)
+{
+	for (unsigned int i = 0; i < len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, src + i, 8);
+		/* Relaxed: a word of text orders nothing (see above). */
+		st_relaxed((uint64_t *)(void *)(dst + i), w);
+	}
+}
+
+/* Copy string variable @r's text at @src into @dst (@size bytes, NUL-terminated). */
+static void ref_str_copy(char *dst, size_t size, const char *src, const struct var_ref *r)
+{
+	char tmp[HIST_SAVE_STR] __attribute__((aligned(8)));
+	unsigned int len = (r->str_len + 7) & ~7u;
+	size_t n = 0;
+
+	if (src && r->str_len) {
+		for (unsigned int i = 0; i < len; i += 8) {
+			/* Relaxed: as str_store(). */
+			uint64_t w = ld_relaxed((const uint64_t *)(const void *)(src + i));
+
+			memcpy(tmp + i, &w, 8);
+		}
+		tmp[r->str_len - 1] = '\0';
+		n = strnlen(tmp, size - 1);
+		memcpy(dst, tmp, n);
+	}
+	dst[n] = '\0';
+}
+
+/*
+ * The value of string variable @f of @elt (the kernel's hist_trigger_elt_update()
+ * for HIST_FIELD_FL_STRING variables): the text copied into the element's
+ * preallocated str area, the value a pointer to that copy.
+ */
+static uint64_t var_string(const struct hist_data *hd, const struct hist_field *f,
+			   struct tmap_elt *elt, const unsigned char *rec, size_t len,
+			   const uint64_t *refv)
+{
+	char buf[HIST_SAVE_STR] __attribute__((aligned(8)));
+	unsigned int size = (f->str_len + 7) & ~7u;
+	char *dst = elt->str + f->str_off;
+
+	memset(buf, 0, size);
+	if (f->src == SRC_REF) {
+		ref_str_copy(buf, f->str_len, (const char *)(uintptr_t)refv[f->ref],
+			     &hd->vrefs[f->ref]);
+	} else if (f->flags & HF_EXECNAME) {
+		/* the comm was written before the element was published */
+		memcpy(buf, elt->comm, TMAP_COMM_LEN);
+		buf[f->str_len - 1] = '\0';
+	} else {
+		string_copy(f, buf, f->str_len, rec, len);
+	}
+	str_store(dst, buf, size);
+	return (uint64_t)(uintptr_t)dst;
+}
+
 /* execname: the thread's name, once per new entry (async-signal-safe prctl) */
 static void comm_init(struct tmap_elt *elt)
 {
@@ -399,7 +479,12 @@ static void action_trace(const struct hist_data *hd, const struct hist_action *a
 				continue;
 			}
 			strs[ns][0] = '\0';
-			string_copy(f, strs[ns], sizeof(strs[ns]), rec, len);
+			if (f->src == SRC_REF)
+				ref_str_copy(strs[ns], sizeof(strs[ns]),
+					     (const char *)(uintptr_t)refv[f->ref],
+					     &hd->vrefs[f->ref]);
+			else
+				string_copy(f, strs[ns], sizeof(strs[ns]), rec, len);
 			vals[i] = (uint64_t)(uintptr_t)strs[ns++];
 		} else {
 			vals[i] = field_value(hd, f, rec, len, refv);
@@ -465,10 +550,14 @@ static void run_actions(const struct hist_data *hd, struct tmap *map, struct tma
 		for (unsigned int i = 0; i < a->n_params; i++) {
 			const struct hist_field *f = &a->pv[i];
 
-			if (f->flags & HF_STRING)
+			if (f->src == SRC_REF && (f->flags & HF_STRING))
+				ref_str_copy(elt->str + f->str_off, HIST_SAVE_STR,
+					     (const char *)(uintptr_t)refv[f->ref],
+					     &hd->vrefs[f->ref]);
+			else if (f->flags & HF_STRING)
 				string_copy(f, elt->str + f->str_off, HIST_SAVE_STR, rec, len);
 			else
-				tmap_set_var(elt, map->n_vars, f->ref,
+				tmap_set_var(elt, map->n_vars, f->slot,
 					     field_value(hd, f, rec, len, refv));
 		}
 	}
@@ -526,8 +615,13 @@ static void hist_fire_rec(struct trigger_data *td, const void *recv, size_t len)
 		goto out;
 	for (unsigned int i = 0; i < hd->n_vals; i++)
 		tmap_add_sum(elt, i, field_value(hd, &hd->vals[i], rec, len, refv));
-	for (unsigned int i = 0; i < hd->n_vars; i++)
-		tmap_set_var(elt, map->n_vars, i, field_value(hd, &hd->vars[i], rec, len, refv));
+	for (unsigned int i = 0; i < hd->n_vars; i++) {
+		const struct hist_field *f = &hd->vars[i];
+
+		tmap_set_var(elt, map->n_vars, i,
+			     f->flags & HF_STRING ? var_string(hd, f, elt, rec, len, refv) :
+						    field_value(hd, f, rec, len, refv));
+	}
 	if (unlikely(hd->n_actions) && resolve_refs(hd, key, refv, true))
 		run_actions(hd, map, elt, rec, len, refv);
 out:
@@ -722,6 +816,9 @@ static void action_free(struct hist_action *a)
 	for (unsigned int i = 0; i < a->n_params; i++) {
 		free(a->params[i]);
 		field_free(&a->pv[i]);
+		free(a->fv_sys[i]);
+		free(a->fv_event[i]);
+		free(a->fv_field[i]);
 	}
 	if (a->se)
 		synth_event_put(a->se);
@@ -757,6 +854,7 @@ static void hist_data_free(struct hist_data *hd)
 		free(hd->assign[i]);
 	for (unsigned int i = 0; i < hd->n_act_str; i++)
 		free(hd->act_str[i]);
+	free(hd->fvh_cmd);
 	free(hd->name);
 	free(hd->spec);
 	free(hd->types);
@@ -789,6 +887,60 @@ static const struct evt_field *find_field(const struct evt_event *ev, const char
 		if (!strcmp(ev->fields[i].name, name))
 			return &ev->fields[i];
 	return NULL;
+}
+
+/*
+ * The size the kernel gives field @f (hist_field->size), which the type checks
+ * of synthetic event params compare: a static string its array size, other
+ * strings MAX_FILTER_STR_VAL, numbers their size.
+ */
+static unsigned int field_ksize(const struct hist_data *hd, const struct hist_field *f)
+{
+	switch (f->src) {
+	case SRC_REF:
+		return hd->vrefs[f->ref].ksize;
+	case SRC_EXPR:
+		return field_ksize(hd, f->lhs);
+	case SRC_STR:
+		return f->fsize;
+	case SRC_DSTR:
+	case SRC_RSTR:
+	case SRC_COMM:
+		return HIST_STR_MAX;
+	case SRC_CPU:
+		return 4;
+	case SRC_INT:
+		return f->flags & HF_EXECNAME && f->flags & HF_STRING ? HIST_STR_MAX : f->size;
+	default:
+		return 8;
+	}
+}
+
+/* Is @f signed for the kernel (hist_field->is_signed)? */
+static bool field_signed(const struct hist_data *hd, const struct hist_field *f)
+{
+	if (f->src == SRC_REF)
+		return hd->vrefs[f->ref].is_signed;
+	if (f->src == SRC_EXPR)
+		return field_signed(hd, f->lhs);
+	return f->src == SRC_INT && f->is_signed && !(f->flags & HF_STRING);
+}
+
+/* The bytes a string variable @f keeps per element (NUL included; STR_VAR_LEN_MAX at most). */
+static unsigned int var_str_len(const struct hist_data *hd, const struct hist_field *f)
+{
+	switch (f->src) {
+	case SRC_REF:
+		return hd->vrefs[f->ref].str_len;
+	case SRC_STR:
+		return f->fsize < HIST_SAVE_STR ? f->fsize : HIST_SAVE_STR;
+	case SRC_COMM:
+		return TMAP_COMM_LEN;
+	case SRC_INT: /* common_pid.execname */
+		return TMAP_COMM_LEN;
+	default:
+		return HIST_SAVE_STR;
+	}
 }
 
 /*
@@ -903,8 +1055,6 @@ static int parse_one(struct trigger_data *td, struct hist_data *hd, struct hist_
 		}
 	}
 	f->flags = flags;
-	if ((flags & HF_STRING) && !key)
-		return -EINVAL; /* a sum of strings */
 	if ((flags & (HF_LOG2 | HF_BUCKET)) && (flags & HF_STRING))
 		return -EINVAL;
 	if (flags & HF_EXECNAME)
@@ -1026,15 +1176,25 @@ static bool split_qualified(char *str, char **sys, char **ev, char **var)
 static int add_ref(struct hist_data *hd, struct hist_data *owner, unsigned int idx,
 		   const char *name, bool once)
 {
+	/* one reference per variable, as the kernel's create_var_ref(): read once if an
+	 * expression uses it (its other users get the value that read got) */
 	for (unsigned int i = 0; i < hd->n_refs; i++)
-		if (hd->vrefs[i].owner == owner && hd->vrefs[i].idx == idx &&
-		    hd->vrefs[i].once == once)
+		if (hd->vrefs[i].owner == owner && hd->vrefs[i].idx == idx) {
+			hd->vrefs[i].once |= once;
 			return (int)i;
+		}
 	if (hd->n_refs == TMAP_VARS_MAX)
 		return -EINVAL;
+	const struct hist_data *vo = owner ? owner : hd;
+	const struct hist_field *v = &vo->vars[idx];
+
 	hd->vrefs[hd->n_refs].owner = owner;
 	hd->vrefs[hd->n_refs].idx = idx;
 	hd->vrefs[hd->n_refs].once = once;
+	hd->vrefs[hd->n_refs].is_str = v->flags & HF_STRING;
+	hd->vrefs[hd->n_refs].str_len = v->str_len;
+	hd->vrefs[hd->n_refs].ksize = field_ksize(vo, v);
+	hd->vrefs[hd->n_refs].is_signed = field_signed(vo, v);
 	hd->vrefs[hd->n_refs].name = strdup(name);
 	if (!hd->vrefs[hd->n_refs].name)
 		return -ENOMEM;
@@ -1093,7 +1253,7 @@ static int parse_atom(struct trigger_data *td, struct hist_data *hd, struct hist
 			return r;
 		f->src = SRC_REF;
 		f->ref = (unsigned int)r;
-		f->flags |= owner->vars[idx].flags & (HF_TIMESTAMP | HF_USECS);
+		f->flags |= owner->vars[idx].flags & (HF_TIMESTAMP | HF_USECS | HF_STRING);
 		f->type = owner->vars[idx].type;
 		f->dname = xasprintf("$%s.%s.%s", qsys, qev, qvar);
 		f->name = f->dname ? f->dname + 1 : "";
@@ -1127,7 +1287,7 @@ static int parse_atom(struct trigger_data *td, struct hist_data *hd, struct hist
 			return r;
 		f->src = SRC_REF;
 		f->ref = (unsigned int)r;
-		f->flags |= owner->vars[idx].flags & (HF_TIMESTAMP | HF_USECS);
+		f->flags |= owner->vars[idx].flags & (HF_TIMESTAMP | HF_USECS | HF_STRING);
 		f->type = owner->vars[idx].type;
 		f->dname = xasprintf("$%s", str + 1);
 		f->name = f->dname ? f->dname + 1 : "";
@@ -1347,8 +1507,11 @@ static int create_vals(struct trigger_data *td, struct hist_data *hd, char *str)
 		if (!orig)
 			return -ENOMEM;
 		ret = parse_field(td, hd, &hd->vals[j], one, false);
-		if (!ret && (hd->vals[j].flags & (HF_LOG2 | HF_BUCKET | HF_SYM | HF_SYM_OFFSET |
-						  HF_SYSCALL | HF_STACKTRACE))) {
+		if (!ret && (hd->vals[j].flags & HF_STRING))
+			ret = -EINVAL; /* a sum of strings (the kernel sums their addresses) */
+		else if (!ret &&
+			 (hd->vals[j].flags & (HF_LOG2 | HF_BUCKET | HF_SYM | HF_SYM_OFFSET |
+					       HF_SYSCALL | HF_STACKTRACE))) {
 			/* values take no such modifier (the kernel's __create_val_field) */
 			trigger_err(td, "Invalid field modifier", errpos(td, orig));
 			ret = -EINVAL;
@@ -1419,6 +1582,18 @@ static int create_vars(struct trigger_data *td, struct hist_data *hd)
 				ret = -EINVAL;
 			}
 			free(expr);
+			if (!ret && (f->flags & HF_EXECNAME) && f->src == SRC_INT) {
+				/* common_pid.execname: the entry's comm as a string (the
+				 * kernel's update_var_execname()) */
+				f->flags |= HF_STRING;
+				f->type = "char[]";
+			}
+			if (!ret && (f->flags & HF_STRING)) {
+				/* its text is kept in the element's preallocated str area */
+				f->str_len = var_str_len(hd, f);
+				f->str_off = hd->str_size;
+				hd->str_size += (f->str_len + 7) & ~7u;
+			}
 			if (!ret) {
 				f->var = strdup(name);
 				if (!f->var)
@@ -1579,10 +1754,120 @@ out:
 	return 0;
 }
 
-/* A param: $var (this histogram's, or the onmatch() event's...) or a field of this event. */
-static int action_param(struct trigger_data *td, struct hist_data *hd, struct hist_action *a,
-			struct hist_field *f, char *param)
+/* A trigger_data of a hist trigger on @file whose keys are like @hd's (find_compatible_hist()). */
+static struct trigger_data *compatible_hist(const struct hist_data *hd,
+					    struct trace_event_file *file)
 {
+	const struct trigger_file *tf = file->triggers;
+	const struct trigger_list *tl = tf ? tf->list : NULL;
+
+	for (unsigned int i = 0; tl && i < tl->nr; i++) {
+		const struct hist_data *o;
+		unsigned int k;
+
+		if (tl->td[i]->cmd != &hist_cmd)
+			continue;
+		o = ((const struct hist_trigger *)tl->td[i]->priv)->hd;
+		if (o->n_keys != hd->n_keys)
+			continue;
+		for (k = 0; k < hd->n_keys; k++)
+			if (strcmp(o->keys[k].type, hd->keys[k].type) ||
+			    o->keys[k].key_size != hd->keys[k].key_size ||
+			    o->keys[k].is_signed != hd->keys[k].is_signed)
+				break;
+		if (k == hd->n_keys)
+			return tl->td[i];
+	}
+	return NULL;
+}
+
+/* @f: field @name of event @ev as a param's value (its type, for the checks). */
+static bool other_field(struct hist_field *f, const struct evt_event *ev, const char *name)
+{
+	const struct evt_field *ef = find_field(ev, name);
+
+	if (!ef || !ef->size)
+		return false;
+	f->name = ef->name;
+	f->type = ef->type;
+	f->fsize = ef->size;
+	f->size = ef->size <= 8 ? (uint8_t)ef->size : 8;
+	f->is_signed = ef->is_signed;
+	switch (ef->kind) {
+	case EVT_FIELD_STRING:
+		f->flags |= HF_STRING;
+		f->src = SRC_STR;
+		break;
+	case EVT_FIELD_DYN_STRING:
+	case EVT_FIELD_REL_STRING:
+		f->flags |= HF_STRING;
+		f->src = SRC_DSTR;
+		break;
+	default:
+		if (ef->size != 1 && ef->size != 2 && ef->size != 4 && ef->size != 8)
+			return false;
+		f->src = SRC_INT;
+		break;
+	}
+	return true;
+}
+
+/*
+ * A param that is a field of another event (the kernel's
+ * trace_action_create_field_var() when the field is not the target's): checked
+ * now, its histogram made at registration (fv_attach). @target_err: the field
+ * was looked for on this event first (the kernel's first error is then that one).
+ */
+static int field_var_param(struct trigger_data *td, struct hist_data *hd, struct hist_action *a,
+			   unsigned int i, const char *sys, const char *evname, const char *field,
+			   bool target_err)
+{
+	struct hist_field *f = &a->pv[i];
+	struct trace_event_file *file;
+	struct evt_event *ev;
+
+	if (hd->n_fvh >= SYNTH_FIELDS_MAX) {
+		trigger_err(td, "Too many field variables defined", errpos(td, field));
+		return -EINVAL;
+	}
+	ev = event_find_locked(sys, evname);
+	file = ev ? event_file_locked(td->file->inst, ev) : NULL;
+	if (!file || file == td->file) {
+		trigger_err(td, target_err ? "Couldn't find field" : "Event file not found",
+			    errpos(td, field));
+		return -EINVAL;
+	}
+	if (!td->remove && !compatible_hist(hd, file)) {
+		trigger_err(td,
+			    target_err ? "Couldn't find field" :
+					 "Matching event histogram not found",
+			    errpos(td, field));
+		return -EINVAL;
+	}
+	if (!other_field(f, ev, field)) {
+		trigger_err(td, "Couldn't find field", errpos(td, field));
+		return -EINVAL;
+	}
+	a->fv_sys[i] = strdup(sys);
+	a->fv_event[i] = strdup(evname);
+	a->fv_field[i] = strdup(field);
+	if (!a->fv_sys[i] || !a->fv_event[i] || !a->fv_field[i])
+		return -ENOMEM;
+	hd->n_fvh++;
+	return 0;
+}
+
+/*
+ * Param @i of @a (the kernel's trace_action_create()): $var (this histogram's,
+ * or the onmatch() event's...), sys.event.$var, a field of this event, or a
+ * field of another event (sys.event.field; unqualified: the onmatch() event's).
+ */
+static int action_param(struct trigger_data *td, struct hist_data *hd, struct hist_action *a,
+			unsigned int n, char *param)
+{
+	const struct evt_event *tev = td->file->event;
+	struct hist_field *f = &a->pv[n];
+	char *sys = NULL, *evname = NULL;
 	int i, r;
 
 	memset(f, 0, sizeof(*f));
@@ -1607,6 +1892,7 @@ static int action_param(struct trigger_data *td, struct hist_data *hd, struct hi
 			return r;
 		f->src = SRC_REF;
 		f->ref = (unsigned int)r;
+		f->flags |= hd->vrefs[r].is_str ? HF_STRING : 0;
 		f->name = "";
 		return 0;
 	}
@@ -1627,20 +1913,112 @@ static int action_param(struct trigger_data *td, struct hist_data *hd, struct hi
 		f->type = owner->vars[idx].type;
 		f->src = SRC_REF;
 		f->ref = (unsigned int)r;
+		f->flags |= hd->vrefs[r].is_str ? HF_STRING : 0;
 		f->name = "";
 		return 0;
 	}
 	if (strchr(param, '.')) {
-		/* sys.event.field of another event: not here (docs/hist.md) */
-		trigger_err(td, "Couldn't create field variable", errpos(td, param));
-		return -EINVAL;
+		/* system.event.field: the kernel's split (one dot only: -EINVAL) */
+		sys = strsep(&param, ".");
+		evname = strsep(&param, ".");
+		if (!param || !*param)
+			return -EINVAL;
 	}
-	(void)a;
-	f->flags = HF_KEY; /* strings allowed */
-	r = parse_one(td, hd, f, param, true);
+	if (!sys || (!strcmp(sys, tev->system) && !strcmp(evname, tev->name))) {
+		/* a field of this event (create_target_field_var()) */
+		if (find_field(tev, param) || !strcmp(param, "common_timestamp") ||
+		    !strcmp(param, "common_cpu") || !strcmp(param, "common_comm") ||
+		    !strcmp(param, "cpu") || !strcmp(param, "CPU") || !strcmp(param, "comm") ||
+		    !strcmp(param, "COMM")) {
+			f->flags = HF_KEY; /* strings allowed */
+			r = parse_one(td, hd, f, param, true);
+			f->flags &= ~HF_KEY;
+			if (r)
+				trigger_err(td, "Couldn't create field variable",
+					    errpos(td, param));
+			return r;
+		}
+		if (sys) {
+			trigger_err(td, "Couldn't find field", errpos(td, param));
+			return -EINVAL;
+		}
+		if (a->handler != H_ONMATCH) {
+			trigger_err(td, "Couldn't find field", errpos(td, param));
+			return -EINVAL;
+		}
+		/* not this event's: the onmatch() event's */
+		return field_var_param(td, hd, a, n, a->match_sys, a->match_event, param, true);
+	}
+	return field_var_param(td, hd, a, n, sys, evname, param, false);
+}
+
+/*
+ * May @f be the value of synthetic field @sf? The kernel's check_synth_field():
+ * a char[] field takes any string; else the same type, or the same size (and
+ * for numbers the same signedness). And a string only for a string field
+ * (the kernel would take a number of the size of a char[] field's slot).
+ */
+static bool param_fits(const struct hist_data *hd, const struct hist_field *f,
+		       const struct synth_field *sf)
+{
+	if (!!(f->flags & HF_STRING) != sf->is_string)
+		return false;
+	if (sf->is_string && sf->is_dynamic)
+		return true;
+	if (!strcmp(sf->type, f->type ? f->type : ""))
+		return true;
+	if (sf->size != field_ksize(hd, f))
+		return false;
+	return sf->is_string || sf->is_signed == field_signed(hd, f);
+}
+
+/*
+ * A save() param (the kernel's create_target_field_var() of it): a field of
+ * this event, or $var (a variable of this histogram, of the onmatch() event,
+ * of any histogram in the instance; a variable that is a plain field of this
+ * command is that field).
+ */
+static int save_param(struct trigger_data *td, struct hist_data *hd, struct hist_field *f,
+		      char *param)
+{
+	struct hist_data *owner = NULL;
+	const char *local;
+	unsigned int idx;
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	if (param[0] == '$' && (local = local_var_field(hd, param + 1)) == NULL) {
+		r = var_index(hd, param + 1);
+		if (r >= 0) {
+			idx = (unsigned int)r;
+		} else {
+			owner = find_var(td, hd, param + 1, &idx, true);
+			if (!owner)
+				return -EINVAL;
+		}
+		r = add_ref(hd, owner, idx, param + 1, false);
+		if (r < 0)
+			return r;
+		f->src = SRC_REF;
+		f->ref = (unsigned int)r;
+		f->flags |= hd->vrefs[r].is_str ? HF_STRING : 0;
+		f->type = (owner ? owner : hd)->vars[idx].type;
+		f->name = "";
+		return 0;
+	}
+	if (param[0] == '$') {
+		char *copy = strdup(local);
+
+		if (!copy)
+			return -ENOMEM;
+		f->flags = HF_KEY; /* strings allowed */
+		r = parse_one(td, hd, f, copy, true);
+		free(copy);
+	} else {
+		f->flags = HF_KEY;
+		r = parse_one(td, hd, f, param, true);
+	}
 	f->flags &= ~HF_KEY;
-	if (r)
-		trigger_err(td, "Couldn't create field variable", errpos(td, param));
 	return r;
 }
 
@@ -1688,10 +2066,7 @@ static int create_actions(struct trigger_data *td, struct hist_data *hd)
 
 				if (!copy)
 					return -ENOMEM;
-				memset(f, 0, sizeof(*f));
-				f->flags = HF_KEY;
-				ret = parse_one(td, hd, f, copy, true);
-				f->flags &= ~HF_KEY;
+				ret = save_param(td, hd, f, copy);
 				free(copy);
 				if (ret) {
 					trigger_err(td, "Couldn't create field variable",
@@ -1702,7 +2077,7 @@ static int create_actions(struct trigger_data *td, struct hist_data *hd)
 					f->str_off = hd->str_size;
 					hd->str_size += HIST_SAVE_STR;
 				} else {
-					f->ref = hd->n_map_vars++; /* the slot it is saved in */
+					f->slot = hd->n_map_vars++;
 				}
 			}
 			continue;
@@ -1720,12 +2095,11 @@ static int create_actions(struct trigger_data *td, struct hist_data *hd)
 
 			if (!copy)
 				return -ENOMEM;
-			ret = action_param(td, hd, a, &a->pv[i], copy);
+			ret = action_param(td, hd, a, i, copy);
 			free(copy);
 			if (ret)
 				return ret;
-			if (i < a->se->n_fields &&
-			    !!(a->pv[i].flags & HF_STRING) != a->se->fields[i].is_string) {
+			if (i < a->se->n_fields && !param_fits(hd, &a->pv[i], &a->se->fields[i])) {
 				trigger_err(td,
 					    "Param type doesn't match synthetic event field type",
 					    errpos(td, a->params[i]));
@@ -2021,13 +2395,6 @@ static int hist_parse(struct trigger_data *td, char *param)
 	ret = create_keys(td, hd, a.keys);
 	if (ret)
 		return ret;
-	for (unsigned int i = 0; i < hd->n_refs; i++) {
-		/* a variable is looked up with this histogram's key: same layout */
-		if (hd->vrefs[i].owner && hd->vrefs[i].owner->key_size != hd->key_size) {
-			trigger_err(td, "Couldn't find variable", errpos(td, hd->vrefs[i].name));
-			return -EINVAL;
-		}
-	}
 	ret = create_sort(td, hd, a.sort);
 	if (ret)
 		return ret;
@@ -2035,6 +2402,14 @@ static int hist_parse(struct trigger_data *td, char *param)
 	ret = create_actions(td, hd);
 	if (ret)
 		return ret;
+	for (unsigned int i = 0; i < hd->n_refs; i++) {
+		/* a variable is looked up with this histogram's key: same layout (the
+		 * kernel reads the owner's key size from ours: no such check) */
+		if (hd->vrefs[i].owner && hd->vrefs[i].owner->key_size != hd->key_size) {
+			trigger_err(td, "Couldn't find variable", errpos(td, hd->vrefs[i].name));
+			return -EINVAL;
+		}
+	}
 	if (hd->n_actions) {
 		hd->acts = actions_text(hd);
 		if (!hd->acts)
@@ -2075,6 +2450,7 @@ static void hist_free(struct trigger_data *td)
 	if (ht->registered) {
 		/* freed with its instance (evt_instance_destroy), never unregistered:
 		 * leave the named and variable lists now (no lock is held here) */
+		ht->dying = true;
 		event_lock();
 		hist_unreg(td);
 		event_unlock();
@@ -2204,6 +2580,109 @@ static int hist_update(struct trigger_data *td, const struct trigger_list *tl)
 	return 0;
 }
 
+/*
+ * Remove the field variable histograms @hd used that nothing uses any more
+ * (the kernel's unregister_field_var_hists(); a histogram made for one
+ * trigger and reused by another goes with the last user here).
+ */
+static void fv_release(struct hist_data *hd)
+{
+	for (unsigned int i = 0; i < hd->n_refs; i++) {
+		struct hist_data *o = hd->vrefs[i].owner;
+		char *cmd;
+
+		if (!o || !o->fvh_cmd || o->ref_users || !o->users)
+			continue;
+		cmd = xasprintf("!%s", o->fvh_cmd);
+		if (cmd)
+			trigger_apply_file_locked(o->file, cmd, NULL);
+		free(cmd);
+	}
+}
+
+/*
+ * Make on event @sys:@evname the histogram of field variable @var (the
+ * kernel's create_field_var_hist()): "keys=<the keys of a histogram there
+ * like @hd's>:@var=@field [if <its filter>]". Return: its hist_data, or NULL
+ * with the error logged and *@ret set.
+ */
+static struct hist_data *fv_make(struct trigger_data *td, struct hist_data *hd, const char *sys,
+				 const char *evname, const char *field, const char *var,
+				 unsigned int *idx, int *ret)
+{
+	struct evt_event *ev = event_find_locked(sys, evname);
+	struct trace_event_file *file = ev ? event_file_locked(td->file->inst, ev) : NULL;
+	struct trigger_data *ct = file ? compatible_hist(hd, file) : NULL;
+	const struct hist_data *chd;
+	struct hist_data *owner;
+	struct text t = { 0 };
+
+	*ret = -EINVAL;
+	if (!ct) {
+		trigger_err(td, "Matching event histogram not found", errpos(td, field));
+		return NULL;
+	}
+	chd = ((const struct hist_trigger *)ct->priv)->hd;
+	text_add(&t, "hist:keys=");
+	for (unsigned int k = 0; k < chd->n_keys; k++)
+		text_add(&t, "%s%s", k ? "," : "", chd->keys[k].name);
+	text_add(&t, ":%s=%s", var, field);
+	if (ct->filter)
+		text_add(&t, " if %s", filter_prog_text(ct->filter));
+	*ret = t.err ? t.err : trigger_apply_file_locked(file, t.buf, td->err);
+	if (*ret) {
+		trigger_err(td, "Couldn't create histogram for field", errpos(td, field));
+		free(t.buf);
+		return NULL;
+	}
+	owner = find_var_on(td, sys, evname, var, idx);
+	if (!owner) {
+		trigger_err(td, "Couldn't find synthetic variable", errpos(td, field));
+		free(t.buf);
+		*ret = -EINVAL;
+		return NULL;
+	}
+	owner->fvh_cmd = t.buf;
+	return owner;
+}
+
+/*
+ * The params that are fields of other events read the variable
+ * synthetic_<field> of a histogram on that event: the one there, or one made
+ * now (fv_make).
+ */
+static int fv_attach(struct trigger_data *td, struct hist_data *hd)
+{
+	for (unsigned int n = 0; n < hd->n_actions; n++) {
+		struct hist_action *a = hd->actions[n];
+
+		for (unsigned int i = 0; i < a->n_params; i++) {
+			struct hist_data *owner;
+			unsigned int idx;
+			char *var;
+			int r = 0;
+
+			if (!a->fv_field[i])
+				continue;
+			var = xasprintf("synthetic_%s", a->fv_field[i]);
+			if (!var)
+				return -ENOMEM;
+			owner = find_var_on(td, a->fv_sys[i], a->fv_event[i], var, &idx);
+			if (!owner)
+				owner = fv_make(td, hd, a->fv_sys[i], a->fv_event[i],
+						a->fv_field[i], var, &idx, &r);
+			if (owner)
+				r = add_ref(hd, owner, idx, var, false);
+			free(var);
+			if (r < 0)
+				return r;
+			a->pv[i].src = SRC_REF;
+			a->pv[i].ref = (unsigned int)r;
+		}
+	}
+	return 0;
+}
+
 static int hist_reg(struct trigger_data *td)
 {
 	struct hist_trigger *ht = td->priv;
@@ -2219,9 +2698,19 @@ static int hist_reg(struct trigger_data *td)
 		hist_data_free(hd);
 		return 0;
 	}
+	if (hd->n_fvh) {
+		int ret = fv_attach(td, hd);
+
+		if (ret) {
+			fv_release(hd);
+			return ret;
+		}
+	}
 	hd->map = map_new(hd);
-	if (!hd->map)
+	if (!hd->map) {
+		fv_release(hd);
 		return -ENOMEM;
+	}
 	ht->paused = hd->pause;
 	hd->users++;
 	if (hd->name) {
@@ -2266,6 +2755,8 @@ static void hist_unreg(struct trigger_data *td)
 	for (unsigned int i = 0; i < hd->n_refs; i++)
 		if (hd->vrefs[i].owner)
 			hd->vrefs[i].owner->ref_users--;
+	if (hd->n_fvh && !ht->dying)
+		fv_release(hd);
 	for (struct hist_data **pp = &vars_list; *pp; pp = &(*pp)->next_var) {
 		if (*pp == hd) {
 			*pp = hd->next_var;
@@ -2686,7 +3177,7 @@ static void print_actions(struct text *t, const struct hist_data *hd, struct tma
 				text_add(t, "  %s: %-32s", a->params[i], s);
 			} else {
 				v = 0;
-				tmap_get_var(elt, map->n_vars, f->ref, false, &v);
+				tmap_get_var(elt, map->n_vars, f->slot, false, &v);
 				text_add(t, "  %s: %10llu", a->params[i], (unsigned long long)v);
 			}
 		}

@@ -324,14 +324,14 @@ void trigger_err(struct trigger_data *td, const char *msg, unsigned int pos)
 	e->pos = pos;
 }
 
-int trigger_apply(struct evt_instance *inst, unsigned int event_id, const char *cmd,
-		  struct filter_error *ferr, bool *has_ferr, struct trigger_error *terr)
+/* trigger_apply() on @file with event_mutex held; *@tdp: what the caller frees, unlocked. */
+static int apply_locked(struct trace_event_file *file, const char *cmd, struct filter_error *ferr,
+			bool *has_ferr, struct trigger_error *terr, struct trigger_data **tdp)
 {
-	struct trace_event_file *file;
 	struct trigger_data *td = NULL;
 	char *buf, *p, *name, *param = NULL, *line = NULL;
+	const struct evt_event *ev = file->event;
 	bool remove = false;
-	struct evt_event *ev;
 	int ret;
 
 	*has_ferr = false;
@@ -370,13 +370,6 @@ int trigger_apply(struct evt_instance *inst, unsigned int event_id, const char *
 	while (is_space(*p))
 		p++;
 
-	events_init();
-	event_lock();
-	ev = event_find_id_locked(event_id);
-	file = ev ? event_file_locked(inst, ev) : NULL;
-	ret = -ENODEV;
-	if (!file)
-		goto out;
 	ret = -EINVAL;
 	td = calloc(1, sizeof(*td));
 	if (!td) {
@@ -428,10 +421,42 @@ out:
 		td->line = NULL;
 		td->err = NULL;
 	}
-	event_unlock();
-	td_free(td);
+	*tdp = td;
 	free(line);
 	free(buf);
+	return ret;
+}
+
+int trigger_apply_file_locked(struct trace_event_file *file, const char *cmd,
+			      struct trigger_error *terr)
+{
+	struct trigger_data *td = NULL;
+	struct filter_error ferr;
+	bool has_ferr;
+	int ret;
+
+	ret = apply_locked(file, cmd, &ferr, &has_ferr, terr, &td);
+	td_free(td); /* never registered: frees without taking event_mutex */
+	return ret;
+}
+
+int trigger_apply(struct evt_instance *inst, unsigned int event_id, const char *cmd,
+		  struct filter_error *ferr, bool *has_ferr, struct trigger_error *terr)
+{
+	struct trace_event_file *file;
+	struct trigger_data *td = NULL;
+	struct evt_event *ev;
+	int ret = -ENODEV;
+
+	*has_ferr = false;
+	events_init();
+	event_lock();
+	ev = event_find_id_locked(event_id);
+	file = ev ? event_file_locked(inst, ev) : NULL;
+	if (file)
+		ret = apply_locked(file, cmd, ferr, has_ferr, terr, &td);
+	event_unlock();
+	td_free(td);
 	return ret;
 }
 

@@ -142,6 +142,15 @@ void trigger_post(const struct trigger_list *tl, unsigned long mask);
 int trigger_apply(struct evt_instance *inst, unsigned int event_id, const char *cmd,
 		  struct filter_error *ferr, bool *has_ferr, struct trigger_error *terr);
 
+/*
+ * trigger_apply_file_locked - trigger_apply() on @file, event_mutex held: for
+ * a command that adds or removes a trigger of another event while it is
+ * registered (hist's field variable histograms, the kernel's
+ * create_field_var_hist()). A filter error is not reported.
+ */
+int trigger_apply_file_locked(struct trace_event_file *file, const char *cmd,
+			      struct trigger_error *terr);
+
 /* For commands: report an error (the first one only, as the kernel's log of one write). */
 void trigger_err(struct trigger_data *td, const char *msg, unsigned int pos);
 

@@ -8,9 +8,12 @@
  *     entry's bytes_req = 3 * its hitcount, the hitcounts summing to Hits;
  *   - churn: for -d seconds the threads keep firing while the main thread
  *     pauses, continues and clears that trigger, adds and removes a second
- *     one with a compound key and a filter and a named pair on two events;
- *     every hist file read stays consistent (Hits = the sum of the shown
- *     hitcounts, bytes_req = 3 * hitcount per entry).
+ *     one with a compound key and a filter and a named pair on two events,
+ *     and an inter-event pair: string variables on sched_wakeup read by a
+ *     sched_switch histogram whose onmatch() traces a synthetic event with
+ *     them and with a field of sched_wakeup (a field variable histogram made
+ *     and removed with it); every hist file read stays consistent (Hits = the
+ *     sum of the shown hitcounts, bytes_req = 3 * hitcount per entry).
  *
  * Usage: hist-torture [-d SECONDS] [-w WRITERS]
  */
@@ -45,6 +48,13 @@ static void *writer(void *arg)
 		trace_kmalloc(i % 64, me, 3, 8, 0);
 		if (!(i & 15))
 			trace_netif_rx(i % 7, 1);
+		if (!(i & 7)) {
+			int pid = (int)(i % 16);
+
+			trace_sched_wakeup(i & 8 ? "a-long-thread-nam" : "w", pid, (int)me, i);
+			trace_sched_switch("p", 0, i & 16 ? "n" : "next-thread-name", pid, 1,
+					   i + me);
+		}
 	}
 	__atomic_add_fetch(&fired, i, __ATOMIC_RELAXED);
 	return NULL;
@@ -91,6 +101,13 @@ static unsigned long long check_text(const char *text, unsigned long long *entri
 	return hits_total;
 }
 
+#define WAKEUP	 "events/hist_test/sched_wakeup/"
+#define SWITCH	 "events/hist_test/sched_switch/"
+#define WAKEUP_H "hist:keys=pid:ts0=ts,wc=comm,who=common_pid.execname"
+#define SWITCH_H                                                                       \
+	"hist:keys=next_pid:lat=ts-$ts0,nc=next_comm:onmatch(hist_test.sched_wakeup)." \
+	"tort_lat($lat,next_pid,$wc,$who,prio,$nc)"
+
 static void cmd(const char *c, const char *path)
 {
 	char buf[300];
@@ -107,6 +124,7 @@ int main(int argc, char **argv)
 	double secs = t_parse_duration(argc, argv, 2), end;
 	unsigned long long entries, hits;
 	pthread_t th[MAX_W];
+	unsigned long long switch_hits = 0;
 	int round = 0;
 
 	for (int i = 1; i + 1 < argc; i++)
@@ -115,6 +133,9 @@ int main(int argc, char **argv)
 	if (nr_writers < 1 || nr_writers > MAX_W)
 		nr_writers = 4;
 	pthread_barrier_init(&go, NULL, (unsigned int)nr_writers + 1);
+	cmd("tort_lat u64 lat; int pid; char wc[16]; char who[]; int prio; char nc[]",
+	    "synthetic_events");
+	cmd("1", "events/synthetic/tort_lat/enable");
 	cmd("hist:keys=call_site:vals=bytes_req", KMALLOC "trigger");
 	for (int i = 0; i < nr_writers; i++)
 		T_ASSERT(!pthread_create(&th[i], NULL, writer, (void *)(uintptr_t)i));
@@ -141,6 +162,8 @@ int main(int argc, char **argv)
 			cmd("hist:keys=call_site:vals=bytes_req:clear", KMALLOC "trigger");
 			cmd("hist:name=tort:keys=common_pid", KMALLOC "trigger");
 			cmd("hist:name=tort:keys=common_pid", RX "trigger");
+			cmd(WAKEUP_H, WAKEUP "trigger");
+			cmd(SWITCH_H, SWITCH "trigger");
 			break;
 		case 3:
 			cmd("!hist:keys=call_site,ptr:vals=bytes_req if call_site < 32",
@@ -149,12 +172,16 @@ int main(int argc, char **argv)
 		case 4:
 			cmd("!hist:name=tort:keys=common_pid", RX "trigger");
 			cmd("!hist:name=tort:keys=common_pid", KMALLOC "trigger");
+			cmd("!" SWITCH_H, SWITCH "trigger");
+			cmd("!" WAKEUP_H, WAKEUP "trigger");
 			break;
 		default:
 			break;
 		}
 		check_text(cat(KMALLOC "hist"), &entries, false);
 		check_text(cat(RX "hist"), &entries, false);
+		check_text(cat(WAKEUP "hist"), &entries, false);
+		switch_hits += check_text(cat(SWITCH "hist"), &entries, false);
 	}
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < nr_writers; i++)
@@ -166,8 +193,18 @@ int main(int argc, char **argv)
 	echo("!hist:name=tort:keys=common_pid\n", RX "trigger");
 	echo("!hist:name=tort:keys=common_pid\n", KMALLOC "trigger");
 	cmd("!hist:keys=call_site:vals=bytes_req", KMALLOC "trigger");
+	echo("!" SWITCH_H "\n", SWITCH "trigger");
+	echo("!" WAKEUP_H "\n", WAKEUP "trigger");
+	T_ASSERT_STR(cat(WAKEUP "trigger"), NONE);
+	T_ASSERT_STR(cat(SWITCH "trigger"), NONE);
+	cmd("0", "events/synthetic/tort_lat/enable");
+	cmd("!tort_lat", "synthetic_events");
 	T_ASSERT_STR(cat(KMALLOC "trigger"), NONE);
 	T_ASSERT_STR(cat(RX "trigger"), NONE);
-	printf("%d rounds of churn, %llu events\n", round, fired);
+	/* the onmatch() pair worked while it was there (its hits need both variables) */
+	if (round > 12)
+		T_ASSERT(switch_hits > 0);
+	printf("%d rounds of churn, %llu events, %llu sched_switch hits\n", round, fired,
+	       switch_hits);
 	return 0;
 }

@@ -108,6 +108,27 @@ TRACE_EVENT(sched_waking,
 	TP_printk("pid=%d prio=%d ts=%lu", __entry->pid, __entry->prio, __entry->ts)
 );
 
+/* sched:sched_wakeup, with its comm (a char[16] for string variables) and the time stamp field */
+TRACE_EVENT(sched_wakeup,
+	TP_PROTO(const char *comm, int pid, int prio, unsigned long ts),
+	TP_ARGS(comm, pid, prio, ts),
+	TP_STRUCT__entry(
+		__array(char, comm, 16)
+		__field(int, pid)
+		__field(int, prio)
+		__field(unsigned long, ts)
+	),
+	TP_fast_assign(
+		memset(__entry->comm, 0, 16);
+		memcpy(__entry->comm, comm, strnlen(comm, 15));
+		__entry->pid = pid;
+		__entry->prio = prio;
+		__entry->ts = ts;
+	),
+	TP_printk("comm=%s pid=%d prio=%d ts=%lu", __entry->comm, __entry->pid, __entry->prio,
+		  __entry->ts)
+);
+
 TRACE_EVENT(sched_switch,
 	TP_PROTO(const char *prev, int prev_pid, const char *next, int next_pid, int next_prio,
 		 unsigned long ts),
