@@ -59,13 +59,16 @@
 /*
  * fb->idx with FB_FAST set: a record of the fast path (trace_event_first()),
  * whose commit is the whole write's end: the only instance, no trigger, no
- * filter, all tested at the reservation. The low bits are the entry's bytes
- * in the ring buffer, fb->set is the buffer the record was reserved in (not
- * the active set), fb->rbe the entry; fb->file and fb->entry are not set.
- * Otherwise fb->idx is the next instance of the active set to visit (below
- * INSTANCE_MAX).
+ * filter, all tested at the reservation. FB_FAST_RSEQ: the reservation was
+ * made with rseq (rb->rseq). The low bits (FB_FAST_SIZE) are the entry's
+ * bytes in the ring buffer. fb->set is then the buffer the record was
+ * reserved in (not the active set) and fb->rbe the page the entry is in
+ * (not the entry); fb->file and fb->entry are not set. Otherwise fb->idx is
+ * the next instance of the active set to visit (below INSTANCE_MAX).
  */
 #define FB_FAST			0x80000000u
+#define FB_FAST_RSEQ		0x40000000u
+#define FB_FAST_SIZE		0x000fffffu
 
 struct writer_tls {
 	pid_t tid;		/* 0: not known yet */
@@ -297,7 +300,10 @@ trace_event_first(struct evt_trace_event_buffer *fb, const struct evt_event *ev,
 	struct evt_ring_buffer *rb;
 	struct filter_prog *prog;
 	struct evt_instance *inst;
+	struct rb_page *page;
 	unsigned int cpu;
+	uint32_t size;
+	bool rseq;
 
 	/* depth 1: no write was in progress, so none made by a write either (nest 0) */
 	if (unlikely(set->nr != 1 || depth != 1 || !wtls.ids.pid))
@@ -317,24 +323,26 @@ trace_event_first(struct evt_trace_event_buffer *fb, const struct evt_event *ev,
 	 * in registers); anything else goes the general way, from the start.
 	 */
 	rb = instance_live_rb(inst);
-	rbe = rb_lock_reserve_try(rb, len, &cpu);
+	rbe = rb_lock_reserve_try(rb, len, &cpu, &page, &rseq);
 	if (unlikely(!rbe))
 		return NULL;
 	/* From the size, not from the header (rb_payload_off()): the record's
 	 * address does not wait for the clock. */
-	ent = (void *)((unsigned char *)rbe + rb_payload_off(rb_event_size(len)));
+	size = rb_event_size(len);
+	ent = (void *)((unsigned char *)rbe + rb_payload_off(size));
 	/* The common fields: flags and nesting 0 (depth 1), the ids in one copy. */
 	ent->common_type = (uint16_t)ev->id;
 	ent->common_flags = 0;
 	ent->common_preempt_count = 0;
 	memcpy(&ent->common_pid, &wtls.ids, sizeof(wtls.ids));
-	fb->rbe = rbe;
 	fb->len = FB_PACK(len, cpu);
 	if (likely(!prog)) {
 		fb->set = rb;
-		fb->idx = FB_FAST | rb_event_size(len);
+		fb->rbe = page;
+		fb->idx = FB_FAST | (rseq ? FB_FAST_RSEQ : 0) | size;
 		return ent;
 	}
+	fb->rbe = rbe;
 	fb->set = set;
 	fb->idx = 1;
 	fb->file = file;
@@ -495,12 +503,10 @@ void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 	uint32_t idx = fb->idx;
 
 	if (likely(idx & FB_FAST)) {
-		/* trace_event_first() decided: commit in the buffer of the reservation. */
-		struct evt_ring_buffer *rb = fb->set;
-		struct rb_page *page = (struct rb_page *)((uintptr_t)fb->rbe & rb->page_mask);
-
+		/* trace_event_first() decided: commit in the page of the reservation. */
 		/* Release: the record is visible before the count that covers it. */
-		rb_commit_on(rb, page, idx & ~FB_FAST, FB_CPU(fb));
+		rb_commit_kept(fb->set, fb->rbe, idx & FB_FAST_SIZE, FB_CPU(fb),
+			       (idx & FB_FAST_RSEQ) != 0);
 		return trace_event_end();
 	}
 	file = fb->file;

@@ -178,6 +178,8 @@ rb_reserve(struct evt_ring_buffer *rb, uint32_t size, int *why, unsigned int *cp
  * @rb: the buffer.
  * @length: bytes of payload.
  * @cpu_out: the CPU buffer of the reservation (below RB_CPU_NONE).
+ * @page_out: the page the event is in.
+ * @rseq_out: rb->rseq as read for the reservation (for rb_commit_kept()).
  *
  * Takes the common case only: the CPU number readable from the rseq area,
  * the "local" clock on the cycle counter, no time extend, room in the
@@ -188,7 +190,8 @@ rb_reserve(struct evt_ring_buffer *rb, uint32_t size, int *why, unsigned int *cp
  * Context: as lock_reserve.
  */
 static inline __attribute__((always_inline)) struct evt_ring_buffer_event *
-rb_lock_reserve_try(struct evt_ring_buffer *rb, unsigned long length, unsigned int *cpu_out)
+rb_lock_reserve_try(struct evt_ring_buffer *rb, unsigned long length, unsigned int *cpu_out,
+		    struct rb_page **page_out, bool *rseq_out)
 {
 	uint32_t size = rb_event_size(length);
 	uint64_t ts, pos, now, delta;
@@ -264,6 +267,8 @@ rb_lock_reserve_try(struct evt_ring_buffer *rb, unsigned long length, unsigned i
 	}
 	rb_write_header(p, size, (uint32_t)delta);
 	*cpu_out = cpu;
+	*page_out = page;
+	*rseq_out = rseq;
 	return (struct evt_ring_buffer_event *)p;
 }
 
@@ -310,6 +315,25 @@ static inline void rb_commit_on(struct evt_ring_buffer *rb, struct rb_page *page
 		return;
 #else
 	(void)cpu;
+#endif
+	rb_commit_bytes(rb, page, len);
+}
+
+/*
+ * rb_commit_on() for a writer that kept what it knew at the reservation:
+ * @rseq is rb->rseq as read then (it changes only while the CPU buffers are
+ * quiesced, never under an uncommitted reservation), @cpu the reservation's
+ * CPU (below RB_CPU_NONE). Release, as rb_commit_on().
+ */
+static inline void rb_commit_kept(struct evt_ring_buffer *rb, struct rb_page *page, uint32_t len,
+				  unsigned int cpu, bool rseq)
+{
+#if EVT_HAVE_RSEQ_OPS
+	if (likely(rseq) && likely(evt_rseq_addv(&page->commit, len, cpu) == 0))
+		return;
+#else
+	(void)cpu;
+	(void)rseq;
 #endif
 	rb_commit_bytes(rb, page, len);
 }
