@@ -330,18 +330,38 @@ trace_event_first(struct evt_trace_event_buffer *fb, const struct evt_event *ev,
 	 * address does not wait for the clock. */
 	size = rb_event_size(len);
 	ent = (void *)((unsigned char *)rbe + rb_payload_off(size));
-	/* The common fields: flags and nesting 0 (depth 1), the ids in one copy. */
-	ent->common_type = (uint16_t)ev->id;
-	ent->common_flags = 0;
-	ent->common_preempt_count = 0;
-	memcpy(&ent->common_pid, &wtls.ids, sizeof(wtls.ids));
-	fb->len = FB_PACK(len, cpu);
+	/* The common fields: flags and nesting 0 (depth 1); two stores (4 + 8 bytes). */
+	{
+		/* common_type, then common_flags and common_preempt_count 0, as one word */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		uint32_t head = (uint16_t)ev->id;
+#else
+		uint32_t head = (uint32_t)(uint16_t)ev->id << 16;
+#endif
+
+		_Static_assert(offsetof(struct evt_trace_entry, common_pid) == sizeof(head),
+			       "type, flags, preempt_count: one word");
+		memcpy(ent, &head, sizeof(head));
+		memcpy(&ent->common_pid, &wtls.ids, sizeof(wtls.ids));
+	}
 	if (likely(!prog)) {
+		uint32_t lo = FB_PACK(len, cpu), hi = FB_FAST | (rseq ? FB_FAST_RSEQ : 0) | size;
+		/* fb->len and fb->idx with one store */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		uint64_t len_idx = lo | (uint64_t)hi << 32;
+#else
+		uint64_t len_idx = (uint64_t)lo << 32 | hi;
+#endif
+
+		_Static_assert(offsetof(struct evt_trace_event_buffer, idx) ==
+				       offsetof(struct evt_trace_event_buffer, len) + 4,
+			       "len and idx: one word");
+		memcpy(&fb->len, &len_idx, sizeof(len_idx));
 		fb->set = rb;
 		fb->rbe = page;
-		fb->idx = FB_FAST | (rseq ? FB_FAST_RSEQ : 0) | size;
 		return ent;
 	}
+	fb->len = FB_PACK(len, cpu);
 	fb->rbe = rbe;
 	fb->set = set;
 	fb->idx = 1;

@@ -247,9 +247,14 @@ rb_lock_reserve_try(struct evt_ring_buffer *rb, unsigned long length, unsigned i
 		return NULL;	/* a time extend */
 	if (unlikely(off + size > rb->data_size))
 		return NULL;	/* the next page */
-	/* rseq: serialized by the CPU itself; CAS: a full barrier (as rb_w_cas()). */
+	/*
+	 * rseq: serialized by the CPU itself; CAS: a full barrier (as rb_w_cas()).
+	 * rb->rseq read again rather than kept: a load, where keeping it across
+	 * the clock read costs a spill (it changes only while the buffer is
+	 * quiesced, and then the reservation fails on RB_TS_DISABLED).
+	 */
 #if EVT_HAVE_RSEQ_OPS
-	if (likely(rseq)) {
+	if (likely(rb->rseq)) {
 		if (unlikely(evt_rseq_cmp2_store2(&shm->w.lo, ts, pos, now, pos + size, cpu)))
 			return NULL;
 	} else
@@ -268,7 +273,7 @@ rb_lock_reserve_try(struct evt_ring_buffer *rb, unsigned long length, unsigned i
 	rb_write_header(p, size, (uint32_t)delta);
 	*cpu_out = cpu;
 	*page_out = page;
-	*rseq_out = rseq;
+	*rseq_out = rb->rseq;
 	return (struct evt_ring_buffer_event *)p;
 }
 
