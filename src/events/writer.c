@@ -9,9 +9,12 @@
  *                                 lock_reserve in its ring buffer, common fields
  *                                 (one instance, no trigger, no pid list: the
  *                                 same tests inline, trace_event_first(), with
- *                                 the ring buffer's reserve inlined too)
+ *                                 the ring buffer's reserve inlined too; with
+ *                                 no filter either it marks the write FB_FAST)
  *   TP_fast_assign                the fields
- *   evt_trace_event_commit()      the instance's filter: unlock_commit (on the
+ *   evt_trace_event_commit()      FB_FAST: commit on the reservation's page,
+ *                                 rcu_unlock. Else the instance's filter:
+ *                                 unlock_commit (on the
  *                                 reservation's CPU, rb_writer.h) or
  *                                 discard_commit (as the kernel's
  *                                 event_trigger_unlock_commit does), then
@@ -66,9 +69,9 @@
  * (not the entry); fb->file and fb->entry are not set. Otherwise fb->idx is
  * the next instance of the active set to visit (below INSTANCE_MAX).
  */
-#define FB_FAST			0x80000000u
-#define FB_FAST_RSEQ		0x40000000u
-#define FB_FAST_SIZE		0x000fffffu
+#define FB_FAST	     0x80000000u
+#define FB_FAST_RSEQ 0x40000000u
+#define FB_FAST_SIZE 0x000fffffu
 
 struct writer_tls {
 	pid_t tid;		/* 0: not known yet */

@@ -248,18 +248,12 @@ rb_lock_reserve_try(struct evt_ring_buffer *rb, unsigned long length, unsigned i
 	if (unlikely(off + size > rb->data_size))
 		return NULL;	/* the next page */
 	/*
-	 * rseq: serialized by the CPU itself; CAS: a full barrier (as rb_w_cas()).
-	 * rb->rseq read again rather than kept: a load, where keeping it across
-	 * the clock read costs a spill (it changes only while the buffer is
-	 * quiesced, and then the reservation fails on RB_TS_DISABLED).
+	 * rseq: serialized by the CPU itself; CAS: a full barrier (rb_w_cas()).
+	 * rb->rseq read again there rather than kept: a load, where keeping it
+	 * across the clock read costs a spill (it changes only while the buffer
+	 * is quiesced, and then the reservation fails on RB_TS_DISABLED).
 	 */
-#if EVT_HAVE_RSEQ_OPS
-	if (likely(rb->rseq)) {
-		if (unlikely(evt_rseq_cmp2_store2(&shm->w.lo, ts, pos, now, pos + size, cpu)))
-			return NULL;
-	} else
-#endif
-	if (unlikely(!pair_cas(&shm->w, ts, pos, now, pos + size)))
+	if (unlikely(!rb_w_cas(rb, shm, cpu, ts, pos, now, pos + size)))
 		return NULL;
 	/* The CAS read-from control's last CAS: the layout is current. */
 	rb_cpu_layout(&rb->cpus[cpu], &data, &order);
