@@ -373,10 +373,9 @@ trace_event_first(struct evt_trace_event_buffer *fb, const struct evt_event *ev,
 	return ent;
 }
 
-/* The general reservation, from the first instance. */
-static __attribute__((noinline)) void *trace_event_reserve_slow(struct evt_trace_event_buffer *fb,
-								struct event_active *set,
-								uint32_t len, void *caller)
+/* The general reservation, from the first instance (trace_event_next() is the call). */
+static inline void *trace_event_reserve_slow(struct evt_trace_event_buffer *fb,
+					     struct event_active *set, uint32_t len, void *caller)
 {
 	fb->set = set;
 	fb->len = len;

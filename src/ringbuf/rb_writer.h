@@ -201,7 +201,6 @@ rb_lock_reserve_try(struct evt_ring_buffer *rb, unsigned long length, unsigned i
 	uint32_t order, off;
 	unsigned char *p;
 	unsigned int cpu;
-	bool rseq;
 
 	/*
 	 * The clock first: its acquire load would make the compiler load again
@@ -213,9 +212,8 @@ rb_lock_reserve_try(struct evt_ring_buffer *rb, unsigned long length, unsigned i
 	if (unlikely(rb->mapped || length > rb->max_payload ||
 		     ld_relaxed(&rb->clock) != EVT_CLOCK_LOCAL))
 		return NULL;
-	rseq = rb->rseq;
 #if EVT_HAVE_RSEQ_OPS
-	if (likely(rseq)) {
+	if (likely(rb->rseq)) {
 		cpu = evt_rseq_cpu();
 		/* a CPU beyond the buffer's (hotplug) is counted the general way */
 		if (unlikely(cpu >= (unsigned int)rb->nr_cpus))
