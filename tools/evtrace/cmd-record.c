@@ -26,14 +26,17 @@
  * text keeps one id, and the records' common_type is rewritten in the
  * pages where a process's id had to change.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,7 +49,8 @@
 #include "output/tracedat_internal.h"
 
 #define REC_MAX_EVENTS 128
-#define REC_MAX_SRC    16
+#define REC_MAX_SRC    16   /* -p */
+#define REC_MAX_TREE   1024 /* processes of a command's tree */
 #define REC_POLL_MS    50
 #define REC_ID_MAX     65536
 
@@ -63,15 +67,23 @@ struct rec_fmt {
 	unsigned int id; /* the "ID:" of the text */
 };
 
-/* One traced process. */
+enum rec_state {
+	SRC_WAIT,   /* connected; waiting for it to park at its first event (the hold) */
+	SRC_ACTIVE, /* set up, its buffer ours: drained */
+	SRC_DONE,   /* ended (drained to the end), or dropped before it was set up */
+};
+
+/* One traced process (one program image: an exec'd one is a new source). */
 struct rec_src {
 	pid_t pid;
+	ino_t ino;	      /* of its socket file (a command's tree) */
 	struct ctl_client *c; /* NULL once the process is gone or done */
 	struct evt_ring_buffer *rb;
 	struct ctl_bufinfo bi;
 	int fd; /* the memfd, -1 */
-	bool done;
-	int *spool; /* per CPU spool file */
+	enum rec_state state;
+	bool in_file; /* write_output(): its CPUs are in the file */
+	int *spool;   /* per CPU spool file, -1 until its first page */
 	uint64_t *spool_bytes;
 	/* what the file needs from the process, fetched while it lives */
 	struct rec_fmt *fmts;
@@ -85,16 +97,33 @@ struct rec_src {
 	uint16_t *idmap;
 };
 
+/* A socket file of the session directory that is not (yet) a source. */
+struct rec_seen {
+	pid_t pid;
+	ino_t ino;
+	bool retry; /* refused while its pid lives: bound, not listening yet */
+};
+
 struct rec {
 	struct rec_event ev[REC_MAX_EVENTS];
+	int matched[REC_MAX_EVENTS]; /* a command's tree: processes that had the -e */
 	int nev;
 	const char *output;
+	bool output_created; /* by us: removed when nothing is written */
 	pid_t pids[REC_MAX_SRC]; /* -p */
 	int npids;
-	pid_t child; /* started by us */
+	pid_t child; /* started by us, until reaped */
+	bool tree;   /* -- CMD: every process of its tree that serves a socket */
 	bool stats, quiet;
-	struct rec_src src[REC_MAX_SRC];
-	int nsrc;
+	struct rec_src **src;
+	int nsrc, srccap;
+	struct rec_src *first; /* the first source set up: page size, clock */
+	/* a command's tree: the session's socket directory, watched */
+	char dir[108];
+	int ino_fd; /* inotify on @dir, -1 */
+	struct rec_seen *seen;
+	int nseen, seencap;
+	double last_scan;
 	unsigned char *page;
 	unsigned int page_size;
 	/* counters, over every process */
@@ -326,6 +355,12 @@ static long drain(struct rec *r, struct rec_src *s)
 			if (ret < 0)
 				return ret;
 			page_account(r, s, r->page);
+			/* opened at the first page: a short process of a big tree uses few CPUs */
+			if (s->spool[cpu] < 0) {
+				s->spool[cpu] = spool_open(r->output);
+				if (s->spool[cpu] < 0)
+					return -errno;
+			}
 			if (cmd_write_all(s->spool[cpu], r->page, r->page_size) < 0)
 				return -errno;
 			s->spool_bytes[cpu] += r->page_size;
@@ -341,7 +376,7 @@ static uint64_t losses(const struct rec *r)
 	uint64_t n = 0;
 
 	for (int i = 0; i < r->nsrc; i++) {
-		const struct rec_src *s = &r->src[i];
+		const struct rec_src *s = r->src[i];
 
 		if (s->missed)
 			n += s->missed;
@@ -417,13 +452,17 @@ static int merge_formats(struct rec *r, struct tracedat_format **tfp, size_t *nt
 	if (!by_id)
 		return -ENOMEM;
 	for (int k = 0; k < r->nsrc; k++) {
-		for (size_t i = 0; i < r->src[k].nfmts; i++)
-			if (r->src[k].fmts[i].id >= next)
-				next = r->src[k].fmts[i].id + 1;
+		if (!r->src[k]->in_file)
+			continue;
+		for (size_t i = 0; i < r->src[k]->nfmts; i++)
+			if (r->src[k]->fmts[i].id >= next)
+				next = r->src[k]->fmts[i].id + 1;
 	}
 	for (int k = 0; k < r->nsrc; k++) {
-		struct rec_src *s = &r->src[k];
+		struct rec_src *s = r->src[k];
 
+		if (!s->in_file)
+			continue;
 		for (size_t i = 0; i < s->nfmts; i++) {
 			const struct rec_fmt *f = &s->fmts[i];
 			unsigned int id = f->id, nid = 0;
@@ -554,13 +593,35 @@ static int write_output(struct rec *r)
 	unsigned int ncpus = 0;
 	int fd = -1, ret;
 
+	/*
+	 * The processes that wrote something each get their CPUs in the file; a
+	 * traced process of a command's tree that wrote nothing does not (when
+	 * none wrote anything, the first one's CPUs make an empty, valid file).
+	 */
+	{
+		bool any = false;
+
+		for (int k = 0; k < r->nsrc; k++) {
+			struct rec_src *s = r->src[k];
+
+			s->in_file = false;
+			for (unsigned int c = 0; s->rb && c < s->bi.nr_cpus; c++)
+				if (s->spool_bytes[c])
+					s->in_file = true;
+			any |= s->in_file;
+		}
+		if (!any)
+			r->first->in_file = true;
+	}
 	ret = merge_formats(r, &tf, &ntf, &owned, &nowned);
 	if (ret)
 		return ret;
 	for (int k = 0; k < r->nsrc; k++)
-		ncpus += r->src[k].bi.nr_cpus;
+		if (r->src[k]->in_file)
+			ncpus += r->src[k]->bi.nr_cpus;
 	for (int k = 0; k < r->nsrc; k++)
-		clen += r->src[k].cmdlines ? strlen(r->src[k].cmdlines) : 0;
+		if (r->src[k]->in_file && r->src[k]->cmdlines)
+			clen += strlen(r->src[k]->cmdlines);
 	chunk = (size_t)r->page_size * (r->page_size < 65536 ? 65536 / r->page_size : 1);
 	sizes = calloc(ncpus, sizeof(*sizes));
 	cmdlines = malloc(clen + 1);
@@ -571,9 +632,11 @@ static int write_output(struct rec *r)
 	}
 	clen = 0;
 	for (int k = 0, base = 0; k < r->nsrc; k++) {
-		const struct rec_src *s = &r->src[k];
+		const struct rec_src *s = r->src[k];
 		size_t l = s->cmdlines ? strlen(s->cmdlines) : 0;
 
+		if (!s->in_file)
+			continue;
 		memcpy(cmdlines + clen, s->cmdlines ? s->cmdlines : "", l);
 		clen += l;
 		for (unsigned int c = 0; c < s->bi.nr_cpus; c++)
@@ -583,8 +646,8 @@ static int write_output(struct rec *r)
 	cmdlines[clen] = '\0';
 	d.page_size = r->page_size;
 	d.nr_cpus = (int)ncpus;
-	d.clock = r->src[0].bi.clock;
-	d.clock_list = r->src[0].clock_list;
+	d.clock = r->first->bi.clock;
+	d.clock_list = r->first->clock_list;
 	d.formats = tf;
 	d.nr_formats = ntf;
 	d.cmdlines = cmdlines;
@@ -601,9 +664,9 @@ static int write_output(struct rec *r)
 	if (cmd_write_all(fd, hdr, hlen) < 0)
 		ret = -errno;
 	for (int k = 0; !ret && k < r->nsrc; k++) {
-		const struct rec_src *s = &r->src[k];
+		const struct rec_src *s = r->src[k];
 
-		for (unsigned int cpu = 0; !ret && cpu < s->bi.nr_cpus; cpu++) {
+		for (unsigned int cpu = 0; s->in_file && !ret && cpu < s->bi.nr_cpus; cpu++) {
 			uint64_t left = s->spool_bytes[cpu];
 			off_t off = 0;
 
@@ -720,7 +783,7 @@ static int put(struct rec_src *s, const char *path, const char *data, unsigned i
 /* Events on, filters and triggers set; what attaching changed is noted to undo. */
 static int setup_events(struct rec *r, struct rec_src *s)
 {
-	bool attached = s->pid != 0 && r->child == 0;
+	bool attached = !r->tree;
 	char *avail = NULL;
 	int ret = 0;
 
@@ -738,9 +801,15 @@ static int setup_events(struct rec *r, struct rec_src *s)
 		struct cmd_names files = { 0 };
 		int n = resolve(avail, r->ev[i].spec, &files);
 
+		if (n > 0)
+			r->matched[i]++;
 		if (n <= 0) {
-			/* with CMD, it may register later: EVTRACE_EVENTS enables it then */
-			if (attached || r->ev[i].filter || r->ev[i].ntrig) {
+			/*
+			 * With CMD, it may register later (EVTRACE_EVENTS enables it
+			 * then), or be another program's of the tree: said at the end
+			 * if no process had it (rec_unmatched()).
+			 */
+			if (attached) {
 				cmd_error("record: no event matches '%s' in process %d",
 					  r->ev[i].spec, (int)ctl_client_info(s->c)->pid);
 				ret = -1;
@@ -796,6 +865,192 @@ static void undo(struct rec_src *s)
 	s->nundo = 0;
 }
 
+/* --- a command's tree: the session's socket directory ---------------------------------------- */
+
+/*
+ * A directory of our own (0700, mkdtemp) that the command and everything it
+ * starts serve their sockets in (EVTRACE_CONTROL_DIR): <socket dir>/record-XXXXXX,
+ * else /tmp/evtrace-record-XXXXXX (a socket path must fit in 108 bytes).
+ */
+static int session_dir(struct rec *r)
+{
+	char base[256];
+
+	if (!ctl_socket_dir(base, sizeof(base)) && strlen(base) + 15 < 80) {
+		/* the usual socket directory, 0700; it may exist (the server checks it is ours) */
+		if (mkdir(base, 0700) == 0 || errno == EEXIST) {
+			memcpy(r->dir, base, strlen(base));
+			memcpy(r->dir + strlen(base), "/record-XXXXXX", 15);
+			if (mkdtemp(r->dir))
+				return 0;
+		}
+	}
+	snprintf(r->dir, sizeof(r->dir), "/tmp/evtrace-record-XXXXXX");
+	if (mkdtemp(r->dir))
+		return 0;
+	r->dir[0] = '\0';
+	return -errno;
+}
+
+/* At the end: the sockets left (killed or exec'd processes, or still running) and the directory. */
+static void session_dir_remove(struct rec *r)
+{
+	struct dirent *de;
+	DIR *d;
+
+	if (!r->dir[0])
+		return;
+	d = opendir(r->dir);
+	if (d) {
+		while ((de = readdir(d))) {
+			char path[400];
+
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", r->dir, de->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	if (rmdir(r->dir) < 0)
+		fprintf(stderr, "evtrace: record: warning: removing %s: %s\n", r->dir,
+			strerror(errno));
+	r->dir[0] = '\0';
+}
+
+static struct rec_src *src_new(struct rec *r, pid_t pid)
+{
+	struct rec_src *s;
+
+	if (r->nsrc == r->srccap) {
+		int cap = r->srccap ? r->srccap * 2 : 16;
+		struct rec_src **ns = realloc(r->src, (size_t)cap * sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		r->src = ns;
+		r->srccap = cap;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->fd = -1;
+	s->pid = pid;
+	r->src[r->nsrc++] = s;
+	return s;
+}
+
+static struct rec_seen *seen_find(struct rec *r, pid_t pid, ino_t ino)
+{
+	for (int i = 0; i < r->nseen; i++)
+		if (r->seen[i].pid == pid && r->seen[i].ino == ino)
+			return &r->seen[i];
+	return NULL;
+}
+
+/*
+ * Try the socket @path of @pid (inode @ino): a new source (waiting for the
+ * hold) when it answers; else remembered, to try again while its pid lives
+ * (a socket is bound before it listens) or never again (a stale one).
+ */
+static void try_socket(struct rec *r, pid_t pid, ino_t ino, const char *path)
+{
+	struct rec_seen *seen = seen_find(r, pid, ino);
+	struct ctl_client *c = NULL;
+	struct rec_src *s;
+	int ret;
+
+	if (r->nsrc >= REC_MAX_TREE) {
+		cmd_error("record: more than %d processes: process %d is not recorded",
+			  REC_MAX_TREE, (int)pid);
+		ret = -ENOSPC;
+	} else {
+		ret = ctl_connect_path(path, &c);
+	}
+	if (!ret) {
+		s = src_new(r, pid);
+		if (!s) {
+			ctl_close(c);
+			ret = -ENOMEM;
+		} else {
+			s->c = c;
+			s->ino = ino;
+			s->state = SRC_WAIT;
+			if (seen)
+				seen->retry = false;
+			return;
+		}
+	}
+	if (!seen) {
+		if (r->nseen == r->seencap) {
+			int cap = r->seencap ? r->seencap * 2 : 16;
+			struct rec_seen *ns = realloc(r->seen, (size_t)cap * sizeof(*ns));
+
+			if (!ns)
+				return; /* tried again at the next scan */
+			r->seen = ns;
+			r->seencap = cap;
+		}
+		seen = &r->seen[r->nseen++];
+		seen->pid = pid;
+		seen->ino = ino;
+	}
+	seen->retry = (ret == -ECONNREFUSED || ret == -ENOENT || ret == -ECONNRESET) &&
+		      !(kill(pid, 0) < 0 && errno == ESRCH);
+}
+
+/* Every <pid>.sock of the session directory that is neither a source nor known dead. */
+static void scan(struct rec *r)
+{
+	struct dirent *de;
+	DIR *d = opendir(r->dir);
+
+	r->last_scan = status_now();
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[400], *end;
+		long pid = strtol(de->d_name, &end, 10);
+		struct rec_seen *seen;
+		struct stat st;
+		bool known = false;
+
+		if (end == de->d_name || strcmp(end, ".sock") || pid <= 0 || pid > INT32_MAX)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", r->dir, de->d_name);
+		if (stat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
+			continue;
+		for (int k = 0; k < r->nsrc && !known; k++)
+			known = r->src[k]->pid == (pid_t)pid && r->src[k]->ino == st.st_ino;
+		seen = seen_find(r, (pid_t)pid, st.st_ino);
+		if (known || (seen && !seen->retry))
+			continue;
+		try_socket(r, (pid_t)pid, st.st_ino, path);
+	}
+	closedir(d);
+}
+
+/*
+ * New sockets: scan when inotify says the directory changed, when a
+ * socket refused us (it listens soon), and every second anyway (the
+ * fallback: no inotify, an overflowed queue). @force: now.
+ */
+static void discover(struct rec *r, bool force)
+{
+	bool due = force || status_now() - r->last_scan >= 1;
+
+	if (r->ino_fd >= 0) {
+		char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+
+		while (read(r->ino_fd, buf, sizeof(buf)) > 0)
+			due = true;
+	}
+	for (int i = 0; i < r->nseen && !due; i++)
+		due = r->seen[i].retry && status_now() - r->last_scan >= 0.005;
+	if (due)
+		scan(r);
+}
+
 /* --- starting the command ----------------------------------------------------------------- */
 
 static pid_t start_child(struct rec *r, char **argv)
@@ -815,16 +1070,20 @@ static pid_t start_child(struct rec *r, char **argv)
 	pid = fork();
 	if (pid != 0)
 		return pid;
+	if (r->ino_fd >= 0)
+		close(r->ino_fd);
 	setenv("EVTRACE_CONTROL", "1", 1);
+	/* every process of the tree serves its socket there, and only there */
+	setenv("EVTRACE_CONTROL_DIR", r->dir, 1);
 	{
 		char me[24];
 
-		/* only this process waits at exit for us, not the ones it starts */
+		/* only this process waits at exit for a consumer that has not come */
 		snprintf(me, sizeof(me), "%d", (int)getpid());
 		setenv("EVTRACE_CONTROL_AWAIT", me, 1);
-		/* its first event waits until our settings are in (wait_held(), RELEASE) */
-		setenv("EVTRACE_CONTROL_HOLD", me, 1);
 	}
+	/* every program of the tree: its first event waits until our settings are in */
+	setenv("EVTRACE_CONTROL_HOLD", "all", 1);
 	if (!getenv("EVTRACE_CONTROL_EXIT_WAIT"))
 		setenv("EVTRACE_CONTROL_EXIT_WAIT", "10", 1);
 	setenv("EVTRACE_EVENTS", r->nev ? events : "*", 1);
@@ -836,53 +1095,23 @@ static pid_t start_child(struct rec *r, char **argv)
 	_exit(127);
 }
 
-/* Wait for the child's socket; NULL if it exited first or never served one. */
-static struct ctl_client *connect_child(struct rec *r)
+/* --- one process: attach, end ---------------------------------------------------------- */
+
+/* Is the process behind @s gone (its connection closed)? */
+static bool src_gone(struct rec_src *s)
 {
-	double deadline = status_now() + 10;
+	struct ctl_ping ping;
 
-	while (!cmd_stop) {
-		struct ctl_client *c;
-		struct timespec ts = { 0, 5 * 1000 * 1000 };
-		int st;
-
-		if (ctl_connect_pid(r->child, &c) == 0)
-			return c;
-		if (waitpid(r->child, &st, WNOHANG) == r->child) {
-			r->child = 0;
-			cmd_error("record: the command exited before it served a control socket "
-				  "(is it linked with libevtrace?)");
-			return NULL;
-		}
-		if (status_now() > deadline) {
-			cmd_error("record: no control socket from process %d after 10 s (is it "
-				  "linked with libevtrace?)",
-				  (int)r->child);
-			return NULL;
-		}
-		nanosleep(&ts, NULL);
-	}
-	return NULL;
+	return !s->c || ctl_ping(s->c, &ping) < 0;
 }
 
 /*
- * The command parks at its first event (EVTRACE_CONTROL_HOLD): wait until it
- * is there (or will never be: it exits, the hold timed out), so that the
- * events its constructors registered are there to be set up. A program that
- * fires nothing has nothing to record yet.
+ * Set @s up: events, filters, triggers, its buffer taken and mapped.
+ * Return: 0, -1 an error that ends the record, -2 (a command's tree) the
+ * process went away meanwhile or cannot be recorded with the others: it is
+ * left out.
  */
-static void wait_held(struct ctl_client *c)
-{
-	while (!cmd_stop && ctl_hold_state(c) == 1) {
-		struct timespec ts = { 0, 2 * 1000 * 1000 };
-
-		nanosleep(&ts, NULL);
-	}
-}
-
-/* --- one process: attach, end ---------------------------------------------------------- */
-
-static int src_attach(struct rec *r, struct rec_src *s, const char *output)
+static int src_attach(struct rec *r, struct rec_src *s)
 {
 	int ret = 0;
 
@@ -891,10 +1120,10 @@ static int src_attach(struct rec *r, struct rec_src *s, const char *output)
 	 * was there belongs to no request of ours). A started command keeps
 	 * what its events wrote before we connected.
 	 */
-	if (!r->child)
+	if (!r->tree)
 		ctl_write(s->c, "trace", "", 0, CTL_WF_TRUNC, NULL, 0);
 	if (setup_events(r, s))
-		return -1;
+		return r->tree && src_gone(s) ? -2 : -1;
 	/* another consumer that is about to let go (a previous record) gets 2 s */
 	for (int i = 0; i < 100; i++) {
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
@@ -905,6 +1134,8 @@ static int src_attach(struct rec *r, struct rec_src *s, const char *output)
 		nanosleep(&ts, NULL);
 	}
 	if (ret) {
+		if (r->tree && (ret == -ECONNRESET || ret == -EPIPE))
+			return -2;
 		cmd_error("record: process %d: the ring buffer: %s%s",
 			  (int)ctl_client_info(s->c)->pid, strerror(-ret),
 			  ret == -EBUSY ? " (another consumer has it)" : "");
@@ -915,33 +1146,36 @@ static int src_attach(struct rec *r, struct rec_src *s, const char *output)
 		cmd_error("record: mapping the ring buffer of %d: %s", (int)s->pid, strerror(-ret));
 		return -1;
 	}
-	if (!r->page_size)
-		r->page_size = s->bi.page_size;
-	if (s->bi.page_size != r->page_size || s->bi.nr_cpus == 0) {
-		cmd_error("record: process %d has pages of %u bytes, process %d of %u: one file "
-			  "cannot hold both",
-			  (int)s->pid, s->bi.page_size, (int)r->src[0].pid, r->page_size);
-		return -1;
-	}
-	if (strcmp(s->bi.clock, r->src[0].bi.clock))
-		fprintf(stderr,
-			"evtrace: record: warning: process %d uses clock %s, process %d %s:"
-			" their time stamps do not compare\n",
-			(int)s->pid, s->bi.clock, (int)r->src[0].pid, r->src[0].bi.clock);
-	s->spool = calloc(s->bi.nr_cpus, sizeof(*s->spool));
-	s->spool_bytes = calloc(s->bi.nr_cpus, sizeof(*s->spool_bytes));
+	s->spool = calloc(s->bi.nr_cpus ? s->bi.nr_cpus : 1, sizeof(*s->spool));
+	s->spool_bytes = calloc(s->bi.nr_cpus ? s->bi.nr_cpus : 1, sizeof(*s->spool_bytes));
 	if (!s->spool || !s->spool_bytes)
 		return -1;
 	for (unsigned int cpu = 0; cpu < s->bi.nr_cpus; cpu++)
-		s->spool[cpu] = -1;
-	for (unsigned int cpu = 0; cpu < s->bi.nr_cpus; cpu++) {
-		s->spool[cpu] = spool_open(output);
-		if (s->spool[cpu] < 0) {
-			cmd_error("record: a spool file: %s", strerror(errno));
+		s->spool[cpu] = -1; /* opened at its first page (drain()) */
+	if (!r->first) {
+		r->page_size = s->bi.page_size;
+		free(r->page);
+		r->page = malloc(r->page_size ? r->page_size : 1);
+		if (!r->page)
 			return -1;
-		}
 	}
-	return fetch_meta(s) ? -1 : 0;
+	if (s->bi.page_size != r->page_size || s->bi.nr_cpus == 0) {
+		cmd_error("record: process %d has pages of %u bytes, process %d of %u: one file "
+			  "cannot hold both%s",
+			  (int)s->pid, s->bi.page_size, r->first ? (int)r->first->pid : 0,
+			  r->page_size, r->tree ? ": it is not recorded" : "");
+		return r->tree ? -2 : -1;
+	}
+	if (r->first && strcmp(s->bi.clock, r->first->bi.clock))
+		fprintf(stderr,
+			"evtrace: record: warning: process %d uses clock %s, process %d %s:"
+			" their time stamps do not compare\n",
+			(int)s->pid, s->bi.clock, (int)r->first->pid, r->first->bi.clock);
+	if (fetch_meta(s))
+		return r->tree && src_gone(s) ? -2 : -1;
+	if (!r->first)
+		r->first = s;
+	return 0;
 }
 
 /*
@@ -965,8 +1199,23 @@ static int src_finish(struct rec *r, struct rec_src *s)
 		ctl_close(s->c);
 		s->c = NULL;
 	}
-	s->done = true;
+	s->state = SRC_DONE;
 	return 0;
+}
+
+/* A process left out (gone before it was set up, or not recordable with the others). */
+static void src_drop(struct rec_src *s)
+{
+	if (s->c) {
+		ctl_release(s->c); /* harmless when it is not held */
+		ctl_close(s->c);   /* gives the buffer back if it had been taken */
+		s->c = NULL;
+	}
+	if (s->rb) {
+		evt_ring_buffer_free(s->rb);
+		s->rb = NULL;
+	}
+	s->state = SRC_DONE;
 }
 
 static void src_free(struct rec_src *s)
@@ -988,37 +1237,87 @@ static void src_free(struct rec_src *s)
 	free_fmts(s->fmts, s->nfmts);
 	free(s->cmdlines);
 	free(s->clock_list);
+	free(s);
 }
 
 /* --- main ---------------------------------------------------------------------------- */
 
+/*
+ * A source waiting for the hold: once its program is parked at its first
+ * event (its constructors registered their events by then) or will not
+ * park (it exits, the hold timed out, it was not held), set it up and
+ * release it. Return: 1 still waiting, 0 set up or dropped, -1 an error.
+ */
+static int src_wait(struct rec *r, struct rec_src *s, bool stop)
+{
+	int h = stop ? -1 : ctl_hold_state(s->c), ret;
+
+	if (h == 1)
+		return 1;
+	if (h < 0) { /* gone, or Ctrl-C before it was set up: nothing of it is recorded */
+		src_drop(s);
+		return 0;
+	}
+	ret = src_attach(r, s);
+	/* set up or not, it must not wait for the hold's timeout */
+	if (s->c)
+		ctl_release(s->c);
+	if (ret == -2) {
+		src_drop(s);
+		return 0;
+	}
+	if (ret)
+		return -1;
+	s->state = SRC_ACTIVE;
+	return 0;
+}
+
 static int record_loop(struct rec *r)
 {
 	double last_meta = status_now();
-	long idle_ms = 1;
-	int left = r->nsrc;
+	long idle_ms = 1, wait_ms = 1;
 
-	while (left > 0) {
-		struct timespec ts = { 0, idle_ms * 1000 * 1000 };
-		bool stop = cmd_stop != 0, meta = false;
+	for (;;) {
+		bool stop = cmd_stop != 0, meta = false, waiting = false;
 		long got = 0;
-		int st;
+		int live = 0, st, nsrc = r->nsrc;
 
+		if (r->tree)
+			discover(r, false);
 		if (r->child && waitpid(r->child, &st, WNOHANG) == r->child) {
+			/* the command is gone: what it started and did not see yet, now */
 			r->child = 0;
-			stop = true;
+			meta = true;
+			if (r->tree)
+				discover(r, true);
 		}
 		if (status_now() - last_meta >= 1) {
 			last_meta = status_now();
 			meta = true;
 		}
+		if (r->nsrc != nsrc)
+			wait_ms = 1; /* a new process: look at its hold soon */
 		for (int k = 0; k < r->nsrc; k++) {
-			struct rec_src *s = &r->src[k];
+			struct rec_src *s = r->src[k];
 			bool end = stop;
 			long n;
 
-			if (s->done)
+			if (s->state == SRC_DONE)
 				continue;
+			if (s->state == SRC_WAIT) {
+				int w = src_wait(r, s, stop);
+
+				if (w < 0)
+					return -1;
+				if (w > 0) {
+					waiting = true;
+					live++;
+					continue;
+				}
+				if (s->state != SRC_ACTIVE)
+					continue;
+				got++; /* set up: round again at once */
+			}
 			n = drain(r, s);
 			if (n < 0) {
 				cmd_error("record: reading the buffer of %d: %s", (int)s->pid,
@@ -1044,24 +1343,49 @@ static int record_loop(struct rec *r)
 			if (end) {
 				if (src_finish(r, s))
 					return -1;
-				left--;
+			} else {
+				live++;
 			}
 		}
 		status(r, false);
 		/*
-		 * Nothing came: sleep, 1 ms after a busy round, twice as long after
-		 * each idle one, up to REC_POLL_MS. A buffer that fills in tens of
-		 * milliseconds under a flood is read every millisecond or so.
+		 * The end: Ctrl-C; every process ended (-p); a command's tree: the
+		 * command exited and every process of it we know of ended.
 		 */
-		if (left > 0 && got == 0) {
-			nanosleep(&ts, NULL);
+		if (stop || (live == 0 && (!r->tree || r->child == 0)))
+			break;
+		/*
+		 * Nothing came: sleep, 1 ms after a busy round, twice as long after
+		 * each idle one, up to REC_POLL_MS (4 ms while a process is to be
+		 * set up: it waits for us). A buffer that fills in tens of
+		 * milliseconds under a flood is read every millisecond or so. A
+		 * new socket in the session directory wakes us at once.
+		 */
+		if (got == 0) {
+			struct pollfd p = { .fd = r->ino_fd, .events = POLLIN };
+			long ms = waiting && wait_ms < idle_ms ? wait_ms : idle_ms;
+
+			poll(&p, r->ino_fd >= 0 ? 1 : 0, (int)ms);
 			if (idle_ms < REC_POLL_MS)
 				idle_ms *= 2;
+			if (waiting && wait_ms < 4)
+				wait_ms *= 2;
 		} else {
 			idle_ms = 1;
 		}
 	}
 	return 0;
+}
+
+/* A -f/-T whose event no process of the tree had: said, not an error (it may not have run). */
+static void rec_unmatched(const struct rec *r)
+{
+	for (int i = 0; r->tree && i < r->nev; i++)
+		if (!r->matched[i] && (r->ev[i].filter || r->ev[i].ntrig))
+			fprintf(stderr,
+				"evtrace: record: warning: no process had an event matching '%s': "
+				"its filter and triggers were never set\n",
+				r->ev[i].spec);
 }
 
 int cmd_record(int argc, char **argv)
@@ -1079,6 +1403,7 @@ int cmd_record(int argc, char **argv)
 	};
 	struct rec *r = calloc(1, sizeof(*r));
 	int opt, fd, ret = 1, child_st = 0;
+	bool written = false;
 
 	if (!r)
 		return 1;
@@ -1149,85 +1474,116 @@ int cmd_record(int argc, char **argv)
 			cmd_error("record: one event per -e, not '%s'", r->ev[i].spec);
 			goto usage;
 		}
-	/* fail early on an output we cannot write */
-	fd = open(r->output, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	/* fail early on an output we cannot write (and know whether it is ours to remove) */
+	fd = open(r->output, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		r->output_created = true;
+	else if (errno == EEXIST)
+		fd = open(r->output, O_WRONLY | O_CLOEXEC);
 	if (fd < 0) {
 		cmd_error("record: %s: %s", r->output, strerror(errno));
 		free(r);
 		return 1;
 	}
 	close(fd);
+	r->ino_fd = -1;
 	r->status_on = r->quiet ? 0 : isatty(STDERR_FILENO) ? 1 : r->stats ? 2 : 0;
 	cmd_catch_signals();
 
 	if (r->npids) {
 		for (int i = 0; i < r->npids; i++) {
-			struct rec_src *s = &r->src[r->nsrc];
+			struct rec_src *s = src_new(r, r->pids[i]);
 
-			s->fd = -1;
-			s->pid = r->pids[i];
+			if (!s)
+				goto out;
 			s->c = cmd_ctl_connect(s->pid);
-			r->nsrc++;
 			if (!s->c)
 				goto out;
 		}
+		for (int k = 0; k < r->nsrc; k++) {
+			if (src_attach(r, r->src[k]))
+				goto out;
+			r->src[k]->state = SRC_ACTIVE;
+		}
 	} else {
+		int err;
+
+		r->tree = true;
+		err = session_dir(r);
+		if (err) {
+			cmd_error("record: a socket directory for the command: %s", strerror(-err));
+			goto out;
+		}
+		r->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		if (r->ino_fd >= 0 &&
+		    inotify_add_watch(r->ino_fd, r->dir, IN_CREATE | IN_ATTRIB | IN_MOVED_TO) < 0) {
+			close(r->ino_fd);
+			r->ino_fd = -1; /* the rescan every second does it */
+		}
 		r->child = start_child(r, argv + optind);
 		if (r->child < 0) {
 			cmd_error("record: fork: %s", strerror(errno));
 			r->child = 0;
 			goto out;
 		}
-		r->src[0].fd = -1;
-		r->src[0].pid = r->child;
-		r->src[0].c = connect_child(r);
-		r->nsrc = 1;
-		if (!r->src[0].c)
-			goto out;
-		wait_held(r->src[0].c);
 	}
-	for (int k = 0; k < r->nsrc; k++)
-		if (src_attach(r, &r->src[k], r->output)) {
-			if (r->child && r->src[0].c)
-				ctl_release(r->src[0].c);
-			goto out;
-		}
-	/* everything is set and the buffer is ours: the command goes on */
-	if (r->child && r->src[0].c)
-		ctl_release(r->src[0].c);
-	r->page = malloc(r->page_size);
-	if (!r->page)
-		goto out;
 	r->start = r->last_status = status_now();
 	ret = record_loop(r) ? 1 : 0;
-	status(r, true);
+	if (!ret && !r->first) {
+		/* nothing of the tree served a socket: no file, rather than one that is wrong */
+		cmd_error("record: no process of the command served a control socket (is it "
+			  "linked with libevtrace?): nothing recorded, %s %s",
+			  r->output, r->output_created ? "not written" : "left as it was");
+		ret = 1;
+	}
+	if (r->first)
+		status(r, true);
 	if (!ret) {
 		int w = write_output(r);
 
 		if (w) {
-			cmd_error("record: writing %s: %s", r->output, strerror(-w));
+			cmd_error("record: writing %s: %s (removed)", r->output, strerror(-w));
+			unlink(r->output);
+			r->output_created = false;
 			ret = 1;
-		} else if (!r->quiet) {
+		} else {
+			written = true;
+			rec_unmatched(r);
+		}
+		if (written && !r->quiet) {
 			unsigned int ncpus = 0;
+			int nproc = 0;
 
-			for (int k = 0; k < r->nsrc; k++)
-				ncpus += r->src[k].bi.nr_cpus;
+			for (int k = 0; k < r->nsrc; k++) {
+				if (r->src[k]->in_file)
+					ncpus += r->src[k]->bi.nr_cpus;
+				if (r->src[k]->rb)
+					nproc++;
+			}
 			fprintf(stderr,
 				"evtrace: record: %s: %llu events of %d process%s on %u CPUs, "
 				"%llu lost\n",
-				r->output, (unsigned long long)r->records, r->nsrc,
-				r->nsrc > 1 ? "es" : "", ncpus, (unsigned long long)losses(r));
+				r->output, (unsigned long long)r->records, nproc,
+				nproc > 1 ? "es" : "", ncpus, (unsigned long long)losses(r));
 		}
 	}
 out:
+	/* an error before the file was written: the empty file we made goes */
+	if (!written && r->output_created)
+		unlink(r->output);
 	for (int k = 0; k < r->nsrc; k++)
-		src_free(&r->src[k]);
+		src_free(r->src[k]);
+	free(r->src);
+	free(r->seen);
 	if (r->child > 0) {
 		/* Ctrl-C reached the command too (same terminal); else tell it */
 		if (cmd_stop)
 			kill(r->child, SIGINT);
 		waitpid(r->child, &child_st, 0);
 	}
+	if (r->ino_fd >= 0)
+		close(r->ino_fd);
+	session_dir_remove(r);
 	free(r->page);
 	free(r);
 	return ret;
