@@ -52,6 +52,17 @@ static int forker_main(long count)
 	return 0;
 }
 
+/* `--exec COUNT`: worker 2 here, then exec this binary as a --child of 1 worker (same pid). */
+static int exec_main(const char *self, const char *count)
+{
+	long n = atol(count);
+
+	for (long i = 0; i < n; i++)
+		trace_ctl_tick(2, (unsigned long long)i);
+	execl(self, self, "--child", "1", count, (char *)NULL);
+	return 127;
+}
+
 /* Per process (tgid) and worker: ticks, the first seq, in order. */
 struct proc_count {
 	int tgid;
@@ -134,10 +145,11 @@ static void read_tree(const char *path, struct tree_count *tc)
 	evt_tracedat_close(td);
 	qsort(tc->p, (size_t)tc->np, sizeof(tc->p[0]), proc_cmp);
 	for (int i = 0; i < tc->np; i++)
-		printf("  process %d: ticks %ld %ld (first %lld %lld, %s %s)\n", tc->p[i].tgid,
-		       tc->p[i].ticks[0], tc->p[i].ticks[1], tc->p[i].first[0], tc->p[i].first[1],
-		       tc->p[i].in_order[0] ? "in order" : "OUT OF ORDER",
-		       tc->p[i].in_order[1] ? "in order" : "OUT OF ORDER");
+		for (int w = 0; w < 4; w++)
+			if (tc->p[i].ticks[w])
+				printf("  process %d worker %d: %ld ticks from seq %lld, %s\n",
+				       tc->p[i].tgid, w, tc->p[i].ticks[w], tc->p[i].first[w],
+				       tc->p[i].in_order[w] ? "in order" : "OUT OF ORDER");
 	printf("  %ld records, %s, missed %llu\n", tc->total,
 	       tc->backwards ? "TIME GOES BACK" : "time ordered", tc->missed);
 }
@@ -279,6 +291,13 @@ int main(int argc, char **argv)
 		return crt_child_main(argc, argv);
 	if (argc > 2 && !strcmp(argv[1], "--forker"))
 		return forker_main(atol(argv[2]));
+	if (argc > 2 && !strcmp(argv[1], "--exec")) {
+		sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (sl <= 0)
+			return 2;
+		self[sl] = '\0';
+		return exec_main(self, argv[2]);
+	}
 	if (access(EVT_TOOL, X_OK))
 		t_skip("%s is not built", EVT_TOOL);
 	if (access("/bin/sh", X_OK))
@@ -359,6 +378,21 @@ int main(int argc, char **argv)
 		T_ASSERT_EQ(tc.p[par].ticks[1] + tc.p[1 - par].ticks[0], 0);
 	}
 	T_ASSERT(!tc.backwards);
+
+	/* a traced program that execs another one: two images of one pid, each held, both in */
+	printf("CHILD that execs CHILD:\n");
+	{
+		char *a[] = { "evtrace", "record", "-q", "-e", "ctltest:ctl_tick", "-o",
+			      file,	 "--",	   self, "--exec", "1000",	     NULL };
+
+		T_ASSERT_EQ(run_tool(a, err, sizeof(err)), 0);
+	}
+	read_tree(file, &tc);
+	T_ASSERT_EQ(tc.np, 1);
+	complete(&tc.p[0], 2, 1000);
+	complete(&tc.p[0], 0, 1000);
+	T_ASSERT(!tc.backwards);
+	no_session_dir();
 
 	/* nothing traced in the tree: said, exit 1, no file */
 	printf("sh -c 'true; true':\n");

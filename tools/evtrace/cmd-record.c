@@ -67,6 +67,16 @@ struct rec_fmt {
 	unsigned int id; /* the "ID:" of the text */
 };
 
+/*
+ * A socket file: its pid, inode and change time (a new endpoint of the
+ * same pid, after exec, may get the inode number of the old one back).
+ */
+struct rec_sock {
+	pid_t pid;
+	ino_t ino;
+	struct timespec ctim;
+};
+
 enum rec_state {
 	SRC_WAIT,   /* connected; waiting for it to park at its first event (the hold) */
 	SRC_ACTIVE, /* set up, its buffer ours: drained */
@@ -76,7 +86,7 @@ enum rec_state {
 /* One traced process (one program image: an exec'd one is a new source). */
 struct rec_src {
 	pid_t pid;
-	ino_t ino;	      /* of its socket file (a command's tree) */
+	struct rec_sock id;   /* its socket file (a command's tree) */
 	struct ctl_client *c; /* NULL once the process is gone or done */
 	struct evt_ring_buffer *rb;
 	struct ctl_bufinfo bi;
@@ -99,9 +109,10 @@ struct rec_src {
 
 /* A socket file of the session directory that is not (yet) a source. */
 struct rec_seen {
-	pid_t pid;
-	ino_t ino;
-	bool retry; /* refused while its pid lives: bound, not listening yet */
+	struct rec_sock id;
+	bool retry;	 /* refused while its pid lives: bound, not listening yet */
+	double next_try; /* then: 5 ms, twice as long each time, up to 1 s */
+	double delay;
 };
 
 struct rec {
@@ -940,10 +951,16 @@ static struct rec_src *src_new(struct rec *r, pid_t pid)
 	return s;
 }
 
-static struct rec_seen *seen_find(struct rec *r, pid_t pid, ino_t ino)
+static bool sock_eq(const struct rec_sock *a, const struct rec_sock *b)
+{
+	return a->pid == b->pid && a->ino == b->ino && a->ctim.tv_sec == b->ctim.tv_sec &&
+	       a->ctim.tv_nsec == b->ctim.tv_nsec;
+}
+
+static struct rec_seen *seen_find(struct rec *r, const struct rec_sock *id)
 {
 	for (int i = 0; i < r->nseen; i++)
-		if (r->seen[i].pid == pid && r->seen[i].ino == ino)
+		if (sock_eq(&r->seen[i].id, id))
 			return &r->seen[i];
 	return NULL;
 }
@@ -953,9 +970,10 @@ static struct rec_seen *seen_find(struct rec *r, pid_t pid, ino_t ino)
  * hold) when it answers; else remembered, to try again while its pid lives
  * (a socket is bound before it listens) or never again (a stale one).
  */
-static void try_socket(struct rec *r, pid_t pid, ino_t ino, const char *path)
+static void try_socket(struct rec *r, const struct rec_sock *id, const char *path)
 {
-	struct rec_seen *seen = seen_find(r, pid, ino);
+	struct rec_seen *seen = seen_find(r, id);
+	pid_t pid = id->pid;
 	struct ctl_client *c = NULL;
 	struct rec_src *s;
 	int ret;
@@ -974,7 +992,7 @@ static void try_socket(struct rec *r, pid_t pid, ino_t ino, const char *path)
 			ret = -ENOMEM;
 		} else {
 			s->c = c;
-			s->ino = ino;
+			s->id = *id;
 			s->state = SRC_WAIT;
 			if (seen)
 				seen->retry = false;
@@ -992,11 +1010,14 @@ static void try_socket(struct rec *r, pid_t pid, ino_t ino, const char *path)
 			r->seencap = cap;
 		}
 		seen = &r->seen[r->nseen++];
-		seen->pid = pid;
-		seen->ino = ino;
+		seen->id = *id;
+		seen->delay = 0.005;
+	} else if (seen->delay < 1) {
+		seen->delay *= 2;
 	}
 	seen->retry = (ret == -ECONNREFUSED || ret == -ENOENT || ret == -ECONNRESET) &&
 		      !(kill(pid, 0) < 0 && errno == ESRCH);
+	seen->next_try = status_now() + seen->delay;
 }
 
 /* Every <pid>.sock of the session directory that is neither a source nor known dead. */
@@ -1012,6 +1033,7 @@ static void scan(struct rec *r)
 		char path[400], *end;
 		long pid = strtol(de->d_name, &end, 10);
 		struct rec_seen *seen;
+		struct rec_sock id;
 		struct stat st;
 		bool known = false;
 
@@ -1020,12 +1042,13 @@ static void scan(struct rec *r)
 		snprintf(path, sizeof(path), "%s/%s", r->dir, de->d_name);
 		if (stat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
 			continue;
+		id = (struct rec_sock){ .pid = (pid_t)pid, .ino = st.st_ino, .ctim = st.st_ctim };
 		for (int k = 0; k < r->nsrc && !known; k++)
-			known = r->src[k]->pid == (pid_t)pid && r->src[k]->ino == st.st_ino;
-		seen = seen_find(r, (pid_t)pid, st.st_ino);
-		if (known || (seen && !seen->retry))
+			known = sock_eq(&r->src[k]->id, &id);
+		seen = seen_find(r, &id);
+		if (known || (seen && (!seen->retry || status_now() < seen->next_try)))
 			continue;
-		try_socket(r, (pid_t)pid, st.st_ino, path);
+		try_socket(r, &id, path);
 	}
 	closedir(d);
 }
@@ -1046,7 +1069,7 @@ static void discover(struct rec *r, bool force)
 			due = true;
 	}
 	for (int i = 0; i < r->nseen && !due; i++)
-		due = r->seen[i].retry && status_now() - r->last_scan >= 0.005;
+		due = r->seen[i].retry && status_now() >= r->seen[i].next_try;
 	if (due)
 		scan(r);
 }
