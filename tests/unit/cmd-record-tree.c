@@ -311,8 +311,8 @@ int main(int argc, char **argv)
 
 	/* one after the other, under a shell that is not traced */
 	printf("sh -c 'CHILD 2 500; CHILD 1 700':\n");
-	snprintf(script, sizeof(script), "'%s' --child 2 500; '%s' --child 1 700; echo done",
-		 self, self);
+	snprintf(script, sizeof(script), "'%s' --child 2 500; '%s' --child 1 700; echo done", self,
+		 self);
 	{
 		char *a[] = { "evtrace", "record", "-q", "-e", "ctltest:*", "-o",
 			      file,	 "--",	   "sh", "-c", script,	    NULL };
@@ -334,8 +334,9 @@ int main(int argc, char **argv)
 	snprintf(script, sizeof(script), "'%s' --child 1 3000 & '%s' --child 2 1500 & wait", self,
 		 self);
 	{
-		char *a[] = { "evtrace", "record", "-q", "-e", "ctltest:ctl_tick", "-o",
-			      file,	 "--",	   "sh", "-c", script,		   NULL };
+		char *a[] = { "evtrace", "record", "-q", "-e", "ctltest:ctl_tick",
+			      "-o",	 file,	   "--", "sh", "-c",
+			      script,	 NULL };
 
 		T_ASSERT_EQ(run_tool(a, err, sizeof(err)), 0);
 	}
@@ -362,8 +363,9 @@ int main(int argc, char **argv)
 	/* a traced program that forks without exec: the child writes into the shared buffer */
 	printf("CHILD that forks:\n");
 	{
-		char *a[] = { "evtrace", "record", "-q", "-e", "ctltest:ctl_tick", "-o",
-			      file,	 "--",	   self, "--forker", "2000",	     NULL };
+		char *a[] = { "evtrace", "record", "-q", "-e", "ctltest:ctl_tick",
+			      "-o",	 file,	   "--", self, "--forker",
+			      "2000",	 NULL };
 
 		T_ASSERT_EQ(run_tool(a, err, sizeof(err)), 0);
 	}
@@ -382,8 +384,9 @@ int main(int argc, char **argv)
 	/* a traced program that execs another one: two images of one pid, each held, both in */
 	printf("CHILD that execs CHILD:\n");
 	{
-		char *a[] = { "evtrace", "record", "-q", "-e", "ctltest:ctl_tick", "-o",
-			      file,	 "--",	   self, "--exec", "1000",	     NULL };
+		char *a[] = { "evtrace", "record", "-q", "-e", "ctltest:ctl_tick",
+			      "-o",	 file,	   "--", self, "--exec",
+			      "1000",	 NULL };
 
 		T_ASSERT_EQ(run_tool(a, err, sizeof(err)), 0);
 	}
@@ -398,8 +401,8 @@ int main(int argc, char **argv)
 	printf("sh -c 'true; true':\n");
 	unlink(file);
 	{
-		char *a[] = { "evtrace", "record", "-q", "-o", file, "--", "sh", "-c", "true; true",
-			      NULL };
+		char *a[] = { "evtrace", "record", "-q", "-o",	       file,
+			      "--",	 "sh",	   "-c", "true; true", NULL };
 
 		T_ASSERT_EQ(run_tool(a, err, sizeof(err)), 1);
 		T_ASSERT(strstr(err, "no process of the command served a control socket"));

@@ -120,7 +120,7 @@ struct rec {
 	int matched[REC_MAX_EVENTS]; /* a command's tree: processes that had the -e */
 	int nev;
 	const char *output;
-	bool output_created; /* by us: removed when nothing is written */
+	bool output_created;	 /* by us: removed when nothing is written */
 	pid_t pids[REC_MAX_SRC]; /* -p */
 	int npids;
 	pid_t child; /* started by us, until reaped */
