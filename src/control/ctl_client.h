@@ -37,10 +37,16 @@ struct ctl_info {
 int ctl_socket_dir(char *buf, size_t len);
 /* The socket of process @pid in that directory. */
 int ctl_socket_path(pid_t pid, char *buf, size_t len);
+/*
+ * The socket of process @pid in a record-* subdirectory of that directory
+ * (the session of an `evtrace record -- CMD`, docs/control.md). -ENOENT: none.
+ */
+int ctl_session_path(pid_t pid, char *buf, size_t len);
 
 /*
  * Connect to process @pid's endpoint (or the socket at @path) and read its
- * hello. -ENOENT: no endpoint; -ECONNREFUSED: stale socket; -EACCES: the
+ * hello. By pid: in the socket directory, else in a record's session
+ * directory (ctl_session_path()). -ENOENT: no endpoint; -ECONNREFUSED: stale socket; -EACCES: the
  * server refused us (not the owner, not root) or the file system did.
  */
 int ctl_connect_pid(pid_t pid, struct ctl_client **cp);

@@ -397,6 +397,46 @@ int main(int argc, char **argv)
 	T_ASSERT(!tc.backwards);
 	no_session_dir();
 
+	/*
+	 * While it records, the other verbs find the command's processes in the
+	 * record's directory: `evtrace list` shows one, `-p` reaches it.
+	 */
+	printf("evtrace list during a record:\n");
+	{
+		char ready[320], pidarg[16], *line;
+		char *a[] = { "evtrace", "record", "-q", "-e", "ctltest:ctl_tick", "-o",
+			      file,	 "--",	   "sh", "-c", script,		   NULL };
+		char *l[] = { "evtrace", "list", NULL };
+		char *st[] = { "evtrace", "stat", "-p", pidarg, NULL };
+		int fd, pid = 0;
+		pid_t rec;
+
+		snprintf(ready, sizeof(ready), "%s/ready", tmp);
+		snprintf(script, sizeof(script), "'%s' --child 1 -1 '%s'; true", self, ready);
+		rec = cmdt_run(a, &fd, -1);
+		for (int i = 0; i < 4000 && access(ready, F_OK); i++)
+			usleep(5000);
+		T_ASSERT_OK(access(ready, F_OK));
+		T_ASSERT_EQ(run_tool(l, err, sizeof(err)), 0);
+		printf("%s", out);
+		line = strstr(out, "cmd-record-tree");
+		T_ASSERT(line);
+		while (line > out && line[-1] != '\n')
+			line--;
+		pid = atoi(line);
+		T_ASSERT(pid > 0);
+		snprintf(pidarg, sizeof(pidarg), "%d", pid);
+		T_ASSERT_EQ(run_tool(st, err, sizeof(err)), 0);
+		T_ASSERT(kill(pid, SIGTERM) == 0);
+		T_ASSERT_EQ(cmdt_wait_status(rec), 0);
+		close(fd);
+	}
+	read_tree(file, &tc);
+	T_ASSERT_EQ(tc.np, 1);
+	T_ASSERT_EQ(tc.p[0].first[0], 0);
+	T_ASSERT(tc.p[0].in_order[0]);
+	no_session_dir();
+
 	/* nothing traced in the tree: said, exit 1, no file */
 	printf("sh -c 'true; true':\n");
 	unlink(file);
