@@ -404,8 +404,9 @@ int main(int argc, char **argv)
 	printf("evtrace list during a record:\n");
 	{
 		char ready[320], pidarg[16], *line;
-		char *a[] = { "evtrace", "record", "-q", "-e", "ctltest:ctl_tick", "-o",
-			      file,	 "--",	   "sh", "-c", script,		   NULL };
+		char *a[] = { "evtrace", "record", "-q", "-e", "ctltest:ctl_tick",
+			      "-o",	 file,	   "--", "sh", "-c",
+			      script,	 NULL };
 		char *l[] = { "evtrace", "list", NULL };
 		char *st[] = { "evtrace", "stat", "-p", pidarg, NULL };
 		int fd, pid = 0;
