@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -92,7 +93,10 @@ struct rec_src {
 	struct ctl_bufinfo bi;
 	int fd; /* the memfd, -1 */
 	enum rec_state state;
-	bool in_file; /* write_output(): its CPUs are in the file */
+	bool attached; /* set up: its spools hold its pages */
+	bool in_file;  /* write_output(): its CPUs are in the file */
+	double last_ping;
+	uint64_t lost_at_end; /* dropped + overruns when its buffer was let go */
 	int *spool;   /* per CPU spool file, -1 until its first page */
 	uint64_t *spool_bytes;
 	/* what the file needs from the process, fetched while it lives */
@@ -135,6 +139,7 @@ struct rec {
 	struct rec_seen *seen;
 	int nseen, seencap;
 	double last_scan;
+	struct rlimit nofile; /* as we were started: the command gets it back */
 	unsigned char *page;
 	unsigned int page_size;
 	/* counters, over every process */
@@ -394,6 +399,8 @@ static uint64_t losses(const struct rec *r)
 		else if (s->rb)
 			n += evt_ring_buffer_dropped_events(s->rb) +
 			     evt_ring_buffer_overruns(s->rb);
+		else
+			n += s->lost_at_end;
 	}
 	return n;
 }
@@ -616,7 +623,7 @@ static int write_output(struct rec *r)
 			struct rec_src *s = r->src[k];
 
 			s->in_file = false;
-			for (unsigned int c = 0; s->rb && c < s->bi.nr_cpus; c++)
+			for (unsigned int c = 0; s->attached && c < s->bi.nr_cpus; c++)
 				if (s->spool_bytes[c])
 					s->in_file = true;
 			any |= s->in_file;
@@ -1095,6 +1102,7 @@ static pid_t start_child(struct rec *r, char **argv)
 		return pid;
 	if (r->ino_fd >= 0)
 		close(r->ino_fd);
+	setrlimit(RLIMIT_NOFILE, &r->nofile);
 	setenv("EVTRACE_CONTROL", "1", 1);
 	/* every process of the tree serves its socket there, and only there */
 	setenv("EVTRACE_CONTROL_DIR", r->dir, 1);
@@ -1198,6 +1206,7 @@ static int src_attach(struct rec *r, struct rec_src *s)
 		return r->tree && src_gone(s) ? -2 : -1;
 	if (!r->first)
 		r->first = s;
+	s->attached = true;
 	return 0;
 }
 
@@ -1221,6 +1230,20 @@ static int src_finish(struct rec *r, struct rec_src *s)
 		ctl_put_buffer(s->c);
 		ctl_close(s->c);
 		s->c = NULL;
+	}
+	/*
+	 * Its pages are in the spools: let the buffer go (a big tree's ended
+	 * processes would otherwise keep all their buffers' memory alive).
+	 */
+	if (s->rb) {
+		s->lost_at_end =
+			evt_ring_buffer_dropped_events(s->rb) + evt_ring_buffer_overruns(s->rb);
+		evt_ring_buffer_free(s->rb);
+		s->rb = NULL;
+	}
+	if (s->fd >= 0) {
+		close(s->fd);
+		s->fd = -1;
 	}
 	s->state = SRC_DONE;
 	return 0;
@@ -1348,13 +1371,18 @@ static int record_loop(struct rec *r)
 				return -1;
 			}
 			got += n;
-			if (meta || stop) {
+			/*
+			 * Is it exiting (waiting for us in exit())? Asked every 20 ms:
+			 * an exiting process waits until we let go of its buffer.
+			 */
+			if (meta || stop || status_now() - s->last_ping >= 0.02) {
 				struct ctl_ping ping;
 
+				s->last_ping = status_now();
 				if (s->c && ctl_ping(s->c, &ping) == 0) {
 					if (ping.exiting)
 						end = true; /* it waits for us in exit() */
-					else
+					else if (meta)
 						fetch_cmdlines(s);
 				} else if (s->c) {
 					/* gone: what is mapped is still ours to drain */
@@ -1532,6 +1560,16 @@ int cmd_record(int argc, char **argv)
 		int err;
 
 		r->tree = true;
+		/*
+		 * Each process recorded keeps a spool file per CPU it wrote on
+		 * until the end: as many descriptors as we may have.
+		 */
+		if (getrlimit(RLIMIT_NOFILE, &r->nofile) == 0) {
+			struct rlimit more = r->nofile;
+
+			more.rlim_cur = more.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &more);
+		}
 		err = session_dir(r);
 		if (err) {
 			cmd_error("record: a socket directory for the command: %s", strerror(-err));
@@ -1580,7 +1618,7 @@ int cmd_record(int argc, char **argv)
 			for (int k = 0; k < r->nsrc; k++) {
 				if (r->src[k]->in_file)
 					ncpus += r->src[k]->bi.nr_cpus;
-				if (r->src[k]->rb)
+				if (r->src[k]->attached)
 					nproc++;
 			}
 			fprintf(stderr,
