@@ -114,7 +114,8 @@ int ctl_put_buffer(struct ctl_client *c);
 
 /*
  * The start-up hold (docs/control.md): a program started with
- * EVTRACE_CONTROL_HOLD=<its pid> parks its first event until released.
+ * EVTRACE_CONTROL_HOLD=<its pid> (or "all": every program of a tree) parks
+ * its first event until released.
  * ctl_hold_state(): 0 no hold pending (released, timed out, exiting or never
  * armed), 1 armed but no thread parked yet, 2 a thread is parked.
  * ctl_release(): end the hold; returns how many threads were parked.

@@ -19,8 +19,16 @@
  * clock are fetched, and the file is written: tracedat_header() then each
  * CPU's spooled pages.
  *
- * Several -p: each process's CPUs become CPUs of their own in the file
- * (process k's CPU c is CPU base_k + c), so the readers' merge by time
+ * -- CMD records the command's whole tree: it runs with EVTRACE_CONTROL_DIR
+ * set to a directory of this record's own, which is watched (inotify, a
+ * rescan every second); every process of the tree that serves a socket
+ * there becomes a source, held at its first event (EVTRACE_CONTROL_HOLD=all)
+ * until it is set up, as the command is. The record ends when the command
+ * has exited and every source has ended (or on Ctrl-C).
+ *
+ * Several -p, or several processes of a tree: each process's CPUs become
+ * CPUs of their own in the file (process k's CPU c is CPU base_k + c), so
+ * the readers' merge by time
  * stamp merges the processes. Their event ids differ (each process numbers
  * its own events): the file gets one table, an event with the same format
  * text keeps one id, and the records' common_type is rewritten in the
