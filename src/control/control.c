@@ -1146,8 +1146,17 @@ void ctl_start_from_env(void)
 {
 	const char *s = getenv("EVTRACE_CONTROL");
 
-	if (s && !strcmp(s, "1") && evt_control_start(0) == 0)
-		hold_arm_from_env();
+	if (!s || strcmp(s, "1"))
+		return;
+	/*
+	 * Armed before the socket listens: a recorder that connects the moment
+	 * the socket appears (evtrace record watches the directory) must never
+	 * be told "no hold" (HOLD 0) by a program that is about to park, or it
+	 * would set up before the program's events are registered.
+	 */
+	hold_arm_from_env();
+	if (evt_control_start(0) != 0)
+		hold_release(); /* no endpoint: nobody could release it */
 }
 
 static void __attribute__((constructor)) ctl_ctor(void)
