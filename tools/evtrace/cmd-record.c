@@ -77,13 +77,14 @@ struct rec_fmt {
 };
 
 /*
- * A socket file: its pid, inode and change time (a new endpoint of the
- * same pid, after exec, may get the inode number of the old one back).
+ * A socket file: its pid, inode and modification time (a new endpoint of
+ * the same pid, after exec, may get the inode number of the old one back;
+ * not the change time: the server's chmod after bind() changes it).
  */
 struct rec_sock {
 	pid_t pid;
 	ino_t ino;
-	struct timespec ctim;
+	struct timespec mtim;
 };
 
 enum rec_state {
@@ -968,8 +969,8 @@ static struct rec_src *src_new(struct rec *r, pid_t pid)
 
 static bool sock_eq(const struct rec_sock *a, const struct rec_sock *b)
 {
-	return a->pid == b->pid && a->ino == b->ino && a->ctim.tv_sec == b->ctim.tv_sec &&
-	       a->ctim.tv_nsec == b->ctim.tv_nsec;
+	return a->pid == b->pid && a->ino == b->ino && a->mtim.tv_sec == b->mtim.tv_sec &&
+	       a->mtim.tv_nsec == b->mtim.tv_nsec;
 }
 
 static struct rec_seen *seen_find(struct rec *r, const struct rec_sock *id)
@@ -999,6 +1000,20 @@ static void try_socket(struct rec *r, const struct rec_sock *id, const char *pat
 		ret = -ENOSPC;
 	} else {
 		ret = ctl_connect_path(path, &c);
+	}
+	/*
+	 * The endpoint of a source we have already (the same socket seen under
+	 * another identity)? Then that source's connection still answers; after
+	 * an exec, the old image's is closed.
+	 */
+	for (int k = 0; !ret && k < r->nsrc; k++) {
+		struct ctl_ping ping;
+
+		s = r->src[k];
+		if (s->pid == pid && s->state != SRC_DONE && s->c && ctl_ping(s->c, &ping) == 0) {
+			ctl_close(c);
+			ret = -EEXIST;
+		}
 	}
 	if (!ret) {
 		s = src_new(r, pid);
@@ -1057,7 +1072,7 @@ static void scan(struct rec *r)
 		snprintf(path, sizeof(path), "%s/%s", r->dir, de->d_name);
 		if (stat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
 			continue;
-		id = (struct rec_sock){ .pid = (pid_t)pid, .ino = st.st_ino, .ctim = st.st_ctim };
+		id = (struct rec_sock){ .pid = (pid_t)pid, .ino = st.st_ino, .mtim = st.st_mtim };
 		for (int k = 0; k < r->nsrc && !known; k++)
 			known = sock_eq(&r->src[k]->id, &id);
 		seen = seen_find(r, &id);
@@ -1175,10 +1190,12 @@ static int src_attach(struct rec *r, struct rec_src *s)
 	if (ret) {
 		if (r->tree && (ret == -ECONNRESET || ret == -EPIPE))
 			return -2;
-		cmd_error("record: process %d: the ring buffer: %s%s",
+		cmd_error("record: process %d: the ring buffer: %s%s%s",
 			  (int)ctl_client_info(s->c)->pid, strerror(-ret),
-			  ret == -EBUSY ? " (another consumer has it)" : "");
-		return -1;
+			  ret == -EBUSY ? " (another consumer has it)" : "",
+			  r->tree ? ": it is not recorded" : "");
+		/* one process of a tree that another recorder has does not end the others' */
+		return r->tree ? -2 : -1;
 	}
 	ret = evt_ring_buffer_map(s->fd, &s->rb);
 	if (ret) {
