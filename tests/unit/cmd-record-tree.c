@@ -52,6 +52,30 @@ static int forker_main(long count)
 	return 0;
 }
 
+/*
+ * `--orphan COUNT`: as --forker, but this process ends first; the child
+ * writes once it is gone (its parent changed), into the buffer they share.
+ */
+static int orphan_main(long count)
+{
+	pid_t me = getpid(), pid;
+
+	trace_ctl_tick(0, 0); /* the hold */
+	pid = fork();
+	if (pid < 0)
+		return 2;
+	if (pid == 0) {
+		while (getppid() == me)
+			usleep(1000);
+		for (long i = 0; i < count; i++)
+			trace_ctl_tick(1, (unsigned long long)i);
+		_exit(0);
+	}
+	for (long i = 1; i < count; i++)
+		trace_ctl_tick(0, (unsigned long long)i);
+	return 0;
+}
+
 /* `--exec COUNT`: worker 2 here, then exec this binary as a --child of 1 worker (same pid). */
 static int exec_main(const char *self, const char *count)
 {
@@ -291,6 +315,8 @@ int main(int argc, char **argv)
 		return crt_child_main(argc, argv);
 	if (argc > 2 && !strcmp(argv[1], "--forker"))
 		return forker_main(atol(argv[2]));
+	if (argc > 2 && !strcmp(argv[1], "--orphan"))
+		return orphan_main(atol(argv[2]));
 	if (argc > 2 && !strcmp(argv[1], "--exec")) {
 		sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		if (sl <= 0)
@@ -380,6 +406,31 @@ int main(int argc, char **argv)
 		T_ASSERT_EQ(tc.p[par].ticks[1] + tc.p[1 - par].ticks[0], 0);
 	}
 	T_ASSERT(!tc.backwards);
+
+	/*
+	 * The same, but the parent ends first: its buffer is drained until the
+	 * child that shares it has ended too; the child's name is in the file.
+	 */
+	printf("CHILD that forks and ends before its child:\n");
+	{
+		char *a[] = { "evtrace", "record", "-q", "-e", "ctltest:ctl_tick",
+			      "-o",	 file,	   "--", self, "--orphan",
+			      "2000",	 NULL };
+		char *rep[] = { "evtrace", "report", file, NULL };
+		char name[64];
+		int par;
+
+		T_ASSERT_EQ(run_tool(a, err, sizeof(err)), 0);
+		read_tree(file, &tc);
+		T_ASSERT_EQ(tc.np, 2);
+		par = tc.p[0].ticks[0] ? 0 : 1;
+		complete(&tc.p[par], 0, 2000);
+		complete(&tc.p[1 - par], 1, 2000);
+		T_ASSERT(!tc.backwards);
+		T_ASSERT_EQ(run_tool(rep, err, sizeof(err)), 0);
+		snprintf(name, sizeof(name), "cmd-record-tree-%d ", tc.p[1 - par].tgid);
+		T_ASSERT(strstr(out, name));
+	}
 
 	/* a traced program that execs another one: two images of one pid, each held, both in */
 	printf("CHILD that execs CHILD:\n");

@@ -47,6 +47,7 @@
 #include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -90,6 +91,7 @@ struct rec_sock {
 enum rec_state {
 	SRC_WAIT,   /* connected; waiting for it to park at its first event (the hold) */
 	SRC_ACTIVE, /* set up, its buffer ours: drained */
+	SRC_SHARED, /* ended, but fork() children that did not exec still write into its buffer */
 	SRC_DONE,   /* ended (drained to the end), or dropped before it was set up */
 };
 
@@ -106,6 +108,9 @@ struct rec_src {
 	bool in_file;  /* write_output(): its CPUs are in the file */
 	double last_ping;
 	uint64_t lost_at_end; /* dropped + overruns when its buffer was let go */
+	dev_t mem_dev;	      /* the memfd's identity, as /proc/PID/maps shows it */
+	ino_t mem_ino;
+	char *names;  /* "tid comm" lines of the fork() children that share the buffer */
 	int *spool;   /* per CPU spool file, -1 until its first page */
 	uint64_t *spool_bytes;
 	/* what the file needs from the process, fetched while it lives */
@@ -646,9 +651,12 @@ static int write_output(struct rec *r)
 	for (int k = 0; k < r->nsrc; k++)
 		if (r->src[k]->in_file)
 			ncpus += r->src[k]->bi.nr_cpus;
-	for (int k = 0; k < r->nsrc; k++)
+	for (int k = 0; k < r->nsrc; k++) {
 		if (r->src[k]->in_file && r->src[k]->cmdlines)
-			clen += strlen(r->src[k]->cmdlines);
+			clen += strlen(r->src[k]->cmdlines) + 1;
+		if (r->src[k]->in_file && r->src[k]->names)
+			clen += strlen(r->src[k]->names);
+	}
 	chunk = (size_t)r->page_size * (r->page_size < 65536 ? 65536 / r->page_size : 1);
 	sizes = calloc(ncpus, sizeof(*sizes));
 	cmdlines = malloc(clen + 1);
@@ -666,6 +674,12 @@ static int write_output(struct rec *r)
 			continue;
 		memcpy(cmdlines + clen, s->cmdlines ? s->cmdlines : "", l);
 		clen += l;
+		if (l && cmdlines[clen - 1] != '\n')
+			cmdlines[clen++] = '\n';
+		if (s->names) {
+			memcpy(cmdlines + clen, s->names, strlen(s->names));
+			clen += strlen(s->names);
+		}
 		for (unsigned int c = 0; c < s->bi.nr_cpus; c++)
 			sizes[base + (int)c] = s->spool_bytes[c];
 		base += (int)s->bi.nr_cpus;
@@ -1202,6 +1216,14 @@ static int src_attach(struct rec *r, struct rec_src *s)
 		cmd_error("record: mapping the ring buffer of %d: %s", (int)s->pid, strerror(-ret));
 		return -1;
 	}
+	{
+		struct stat st;
+
+		if (fstat(s->fd, &st) == 0) {
+			s->mem_dev = st.st_dev;
+			s->mem_ino = st.st_ino;
+		}
+	}
 	s->spool = calloc(s->bi.nr_cpus ? s->bi.nr_cpus : 1, sizeof(*s->spool));
 	s->spool_bytes = calloc(s->bi.nr_cpus ? s->bi.nr_cpus : 1, sizeof(*s->spool_bytes));
 	if (!s->spool || !s->spool_bytes)
@@ -1235,6 +1257,96 @@ static int src_attach(struct rec *r, struct rec_src *s)
 	return 0;
 }
 
+/* "tid comm" of every thread of process @pid, in @s->names if not there yet. */
+static void add_names(struct rec_src *s, pid_t pid)
+{
+	struct dirent *de;
+	char path[300];
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		long tid = strtol(de->d_name, NULL, 10);
+		char comm[64] = "", key[32], nkey[34], *nn;
+		size_t len = s->names ? strlen(s->names) : 0;
+		FILE *f;
+
+		if (tid <= 0)
+			continue;
+		snprintf(key, sizeof(key), "%ld ", tid);
+		snprintf(nkey, sizeof(nkey), "\n%s", key);
+		if (s->names && (!strncmp(s->names, key, strlen(key)) || strstr(s->names, nkey)))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/comm", (int)pid, tid);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+		comm[strcspn(comm, "\n")] = '\0';
+		if (!comm[0])
+			continue;
+		nn = realloc(s->names, len + strlen(key) + strlen(comm) + 2);
+		if (!nn)
+			break;
+		s->names = nn;
+		sprintf(s->names + len, "%s%s\n", key, comm);
+	}
+	closedir(d);
+}
+
+/*
+ * The processes other than @s's own that map its buffer (its memfd, by the
+ * device and inode /proc/PID/maps shows): fork() children of it that did
+ * not exec, which write into it. Their threads' names are added to
+ * @s->names (its saved_cmdlines has only its own). Return: how many.
+ */
+static int sharers(struct rec *r, struct rec_src *s)
+{
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	(void)r;
+	if (!s->mem_ino || !(d = opendir("/proc")))
+		return 0;
+	while ((de = readdir(d))) {
+		char path[300], line[600];
+		long pid = strtol(de->d_name, NULL, 10);
+		bool maps = false;
+		FILE *f;
+
+		if (pid <= 0 || pid == (long)s->pid || pid == (long)getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (!maps && fgets(line, sizeof(line), f)) {
+			unsigned int maj, min;
+			unsigned long ino;
+
+			if (sscanf(line, "%*x-%*x %*s %*x %x:%x %lu", &maj, &min, &ino) == 3 &&
+			    ino == (unsigned long)s->mem_ino && maj == major(s->mem_dev) &&
+			    min == minor(s->mem_dev))
+				maps = true;
+		}
+		fclose(f);
+		if (!maps)
+			continue;
+		n++;
+		add_names(s, (pid_t)pid);
+	}
+	closedir(d);
+	return n;
+}
+
+static int src_unmap(struct rec *r, struct rec_src *s);
+
 /*
  * The end of one process: the last pages, the names once more, what we
  * set undone, the buffer given back (an exiting process goes on).
@@ -1255,6 +1367,29 @@ static int src_finish(struct rec *r, struct rec_src *s)
 		ctl_put_buffer(s->c);
 		ctl_close(s->c);
 		s->c = NULL;
+	}
+	/*
+	 * A fork() child of it (no exec) still writing into this buffer: go on
+	 * draining it until there is none (a command's tree; not after Ctrl-C).
+	 */
+	if (r->tree && !cmd_stop && sharers(r, s) > 0) {
+		s->state = SRC_SHARED;
+		s->last_ping = status_now();
+		return 0;
+	}
+	return src_unmap(r, s);
+}
+
+/* The last pages of an ended source's buffer, then the buffer let go. */
+static int src_unmap(struct rec *r, struct rec_src *s)
+{
+	long got;
+
+	while ((got = drain(r, s)) > 0)
+		;
+	if (got < 0) {
+		cmd_error("record: reading the buffer of %d: %s", (int)s->pid, strerror((int)-got));
+		return -1;
 	}
 	/*
 	 * Its pages are in the spools: let the buffer go (a big tree's ended
@@ -1307,6 +1442,7 @@ static void src_free(struct rec_src *s)
 	free(s->idmap);
 	free_fmts(s->fmts, s->nfmts);
 	free(s->cmdlines);
+	free(s->names);
 	free(s->clock_list);
 	free(s);
 }
@@ -1375,6 +1511,24 @@ static int record_loop(struct rec *r)
 
 			if (s->state == SRC_DONE)
 				continue;
+			if (s->state == SRC_SHARED) {
+				/* its fork() children: drained until none maps the buffer */
+				n = drain(r, s);
+				if (n < 0) {
+					cmd_error("record: reading the buffer of %d: %s",
+						  (int)s->pid, strerror((int)-n));
+					return -1;
+				}
+				got += n;
+				if (stop || (status_now() - s->last_ping >= 0.05 &&
+					     (s->last_ping = status_now(), sharers(r, s) == 0))) {
+					if (src_unmap(r, s))
+						return -1;
+				} else {
+					live++;
+				}
+				continue;
+			}
 			if (s->state == SRC_WAIT) {
 				int w = src_wait(r, s, stop);
 
@@ -1405,10 +1559,14 @@ static int record_loop(struct rec *r)
 
 				s->last_ping = status_now();
 				if (s->c && ctl_ping(s->c, &ping) == 0) {
-					if (ping.exiting)
+					if (ping.exiting) {
 						end = true; /* it waits for us in exit() */
-					else if (meta)
+					} else if (meta) {
 						fetch_cmdlines(s);
+						/* the names of its fork() children while they live */
+						if (r->tree)
+							sharers(r, s);
+					}
 				} else if (s->c) {
 					/* gone: what is mapped is still ours to drain */
 					ctl_close(s->c);
@@ -1419,6 +1577,8 @@ static int record_loop(struct rec *r)
 			if (end) {
 				if (src_finish(r, s))
 					return -1;
+				if (s->state == SRC_SHARED)
+					live++;
 			} else {
 				live++;
 			}
