@@ -1353,6 +1353,7 @@ static int src_unmap(struct rec *r, struct rec_src *s);
  */
 static int src_finish(struct rec *r, struct rec_src *s)
 {
+	int shared;
 	long got;
 
 	while ((got = drain(r, s)) > 0)
@@ -1361,6 +1362,12 @@ static int src_finish(struct rec *r, struct rec_src *s)
 		cmd_error("record: reading the buffer of %d: %s", (int)s->pid, strerror((int)-got));
 		return -1;
 	}
+	/*
+	 * Its fork() children (no exec) that write into this buffer, looked for
+	 * while it still waits for us in exit(): one that waits for it to end
+	 * cannot have ended yet (and its name is taken now).
+	 */
+	shared = r->tree && !cmd_stop ? sharers(r, s) : 0;
 	if (s->c) {
 		fetch_meta(s);
 		undo(s);
@@ -1368,11 +1375,8 @@ static int src_finish(struct rec *r, struct rec_src *s)
 		ctl_close(s->c);
 		s->c = NULL;
 	}
-	/*
-	 * A fork() child of it (no exec) still writing into this buffer: go on
-	 * draining it until there is none (a command's tree; not after Ctrl-C).
-	 */
-	if (r->tree && !cmd_stop && sharers(r, s) > 0) {
+	/* go on draining it until none is left (a command's tree; not after Ctrl-C) */
+	if (shared > 0) {
 		s->state = SRC_SHARED;
 		s->last_ping = status_now();
 		return 0;
