@@ -123,12 +123,13 @@ format-check:
 	clang-format --dry-run -Werror $(FORMAT_FILES)
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-fuzz $(BUILD)-bench
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-fuzz $(BUILD)-bench $(BUILD)-aarch64
 
 help:
 	@echo "make                 library, tests, examples, benchmarks in $(BUILD)/"
 	@echo "make demo            build, run examples/rb-demo and events-demo, record record-demo"
-	@echo "make check           every stage: default build, ASan+UBSan, TSan, libFuzzer"
+	@echo "make check           every stage: default build, aarch64 cross build, ASan+UBSan,"
+	@echo "                     TSan, libFuzzer"
 	@echo "                     (as root, installs missing Debian packages first: make deps)"
 	@echo "make check-stress    stress tests long: STRESS_SECONDS=60 LOOPS=1"
 	@echo "                     STRESS_TREES='default asan tsan'"
@@ -136,5 +137,5 @@ help:
 	@echo "make bench           Release build in $(BUILD)-bench/, run every benchmark"
 	@echo "make install         to PREFIX=$(PREFIX), DESTDIR honoured; make uninstall"
 	@echo "make format          clang-format -i on src include tests examples bench"
-	@echo "make clean           remove $(BUILD)/ and its -asan -tsan -fuzz -bench siblings"
+	@echo "make clean           remove $(BUILD)/ and its -asan -tsan -fuzz -bench -aarch64 siblings"
 	@echo "Variables: BUILD JOBS PREFIX CMAKE_ARGS STRESS_SECONDS STRESS_TREES LOOPS FUZZ_SECONDS"

@@ -21,31 +21,57 @@
 #                                  download, 115 MB installed, 18 s from a warm apt cache)
 DEB_PACKAGES="cmake make gcc g++ libc6-dev clang libclang-rt-14-dev llvm binutils pkg-config
 	liburcu-dev libfuse3-dev fuse3 man-db trace-cmd libtraceevent-dev kernelshark"
+# The aarch64 cross stage, best effort (a failure here only makes that stage SKIP): the cross
+# compilers, and the arm64 liburcu after `dpkg --add-architecture arm64`.
+CROSS_PACKAGES="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu liburcu-dev:arm64"
 
 if [ "${1:-}" = --list ]; then
 	echo "$DEB_PACKAGES"
+	echo "$CROSS_PACKAGES (cross stage, optional)"
 	exit 0
 fi
 if ! command -v dpkg-query >/dev/null; then
 	echo "deps: not a Debian system; needs: $DEB_PACKAGES (or their equivalents)"
 	exit 0
 fi
-missing=""
-for p in $DEB_PACKAGES; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing="$missing $p"
-done
-[ -z "$missing" ] && exit 0
+
+# missing PACKAGES...: the ones not installed
+missing()
+{
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			printf ' %s' "$p"
+	done
+}
+
+# shellcheck disable=SC2086 # one package per word
+missing=$(missing $DEB_PACKAGES)
+# shellcheck disable=SC2086
+cross_missing=$(missing $CROSS_PACKAGES)
+[ -z "$missing$cross_missing" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
-	echo "deps: missing Debian packages:$missing"
-	echo "deps: as root: apt-get install$missing (stages that need them will SKIP)"
+	[ -n "$missing" ] && echo "deps: missing Debian packages:$missing"
+	[ -n "$cross_missing" ] && echo "deps: missing for the aarch64 cross stage:$cross_missing"
+	echo "deps: as root: apt-get install$missing$cross_missing (stages that need them will SKIP)"
 	exit 0
 fi
-echo "deps: installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
-# shellcheck disable=SC2086 # one package per word
-if ! { apt-get update -qq && apt-get install -y -qq $missing; } </dev/null
-then
-	echo "deps: apt-get failed; install by hand:$missing"
-	exit 1
+if [ -n "$cross_missing" ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	dpkg --add-architecture arm64 || echo "deps: cannot add the arm64 architecture"
 fi
+apt-get update -qq </dev/null || echo "deps: apt-get update failed"
+if [ -n "$missing" ]; then
+	echo "deps: installing:$missing"
+	# shellcheck disable=SC2086 # one package per word
+	if ! apt-get install -y -qq $missing </dev/null; then
+		echo "deps: apt-get failed; install by hand:$missing"
+		exit 1
+	fi
+fi
+if [ -n "$cross_missing" ]; then
+	echo "deps: installing for the aarch64 cross stage:$cross_missing"
+	# shellcheck disable=SC2086 # one package per word
+	apt-get install -y -qq $cross_missing </dev/null ||
+		echo "deps: could not install$cross_missing: the cross stage will SKIP"
+fi
+exit 0

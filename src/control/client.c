@@ -584,6 +584,11 @@ ssize_t ctl_stream_read(struct ctl_client *c, void *buf, size_t len, int timeout
 	return (ssize_t)len;
 }
 
+bool ctl_stream_pending(const struct ctl_client *c)
+{
+	return c && c->streaming && (c->pend_off < c->pend_len || c->stream_done);
+}
+
 int ctl_stream_stop(struct ctl_client *c)
 {
 	struct ctl_req_hdr h = { .magic = CTL_MAGIC, .op = CTL_OP_STOP, .version = CTL_VERSION };

@@ -17,6 +17,7 @@
 #ifndef EVT_CONTROL_CTL_CLIENT_H
 #define EVT_CONTROL_CTL_CLIENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -98,6 +99,13 @@ int ctl_rmdir(struct ctl_client *c, const char *path);
 int ctl_stream_open(struct ctl_client *c, const char *path);
 ssize_t ctl_stream_read(struct ctl_client *c, void *buf, size_t len, int timeout_ms);
 int ctl_stream_stop(struct ctl_client *c);
+
+/*
+ * ctl_stream_pending() - true when ctl_stream_read() has something without
+ * reading the connection: bytes kept from a chunk, or the stream's end. (With
+ * false, it waits for the connection: poll ctl_client_fd() for POLLIN.)
+ */
+bool ctl_stream_pending(const struct ctl_client *c);
 
 /*
  * ctl_get_buffer() - the ring buffer of instance @instance ("" or NULL:

@@ -9,9 +9,12 @@
  *                                 lock_reserve in its ring buffer, common fields
  *                                 (one instance, no trigger, no pid list: the
  *                                 same tests inline, trace_event_first(), with
- *                                 the ring buffer's reserve inlined too)
+ *                                 the ring buffer's reserve inlined too; with
+ *                                 no filter either it marks the write FB_FAST)
  *   TP_fast_assign                the fields
- *   evt_trace_event_commit()      the instance's filter: unlock_commit (on the
+ *   evt_trace_event_commit()      FB_FAST: commit on the reservation's page,
+ *                                 rcu_unlock. Else the instance's filter:
+ *                                 unlock_commit (on the
  *                                 reservation's CPU, rb_writer.h) or
  *                                 discard_commit (as the kernel's
  *                                 event_trigger_unlock_commit does), then
@@ -53,6 +56,22 @@
 #define FB_LEN(fb)		((fb)->len & 0xffffu)
 #define FB_CPU(fb)		((fb)->len >> 16)
 #define FB_PACK(len, cpu)	((uint32_t)(len) | (uint32_t)(cpu) << 16)
+/* The bytes of its entry in the ring buffer (not read back from the header: rb_payload_off()). */
+#define FB_SIZE(fb)		rb_event_size(FB_LEN(fb))
+
+/*
+ * fb->idx with FB_FAST set: a record of the fast path (trace_event_first()),
+ * whose commit is the whole write's end: the only instance, no trigger, no
+ * filter, all tested at the reservation. FB_FAST_RSEQ: the reservation was
+ * made with rseq (rb->rseq). The low bits (FB_FAST_SIZE) are the entry's
+ * bytes in the ring buffer. fb->set is then the buffer the record was
+ * reserved in (not the active set) and fb->rbe the page the entry is in
+ * (not the entry); fb->file and fb->entry are not set. Otherwise fb->idx is
+ * the next instance of the active set to visit (below INSTANCE_MAX).
+ */
+#define FB_FAST	     0x80000000u
+#define FB_FAST_RSEQ 0x40000000u
+#define FB_FAST_SIZE 0x000fffffu
 
 struct writer_tls {
 	pid_t tid;		/* 0: not known yet */
@@ -66,6 +85,15 @@ struct writer_tls {
 	 * handler's write in between leaves it as it was.
 	 */
 	void *caller;
+	/*
+	 * common_pid and common_tgid as a record holds them, for the fast path
+	 * (one 8-byte copy); pid 0 until the general path has learned both ids
+	 * and saved the comm (then the fast path may skip those tests).
+	 */
+	struct {
+		int32_t pid;
+		int32_t tgid;
+	} ids;
 };
 
 /*
@@ -91,6 +119,8 @@ static void writer_atfork_child(void)
 	/* Only the forking thread exists in the child: its ids changed. */
 	wtls.tid = 0;
 	wtls.comm_saved = 0;
+	wtls.ids.pid = 0;
+	wtls.ids.tgid = 0;
 	cached_tgid = 0;
 }
 
@@ -191,6 +221,13 @@ static __attribute__((noinline)) void *trace_event_next(struct evt_trace_event_b
 
 	if (unlikely(!wtls.comm_saved))
 		writer_save_comm(tid);
+	if (unlikely(!wtls.ids.pid)) {
+		/* tgid first: a signal handler that sees pid set finds tgid set too
+		 * (compiler order: the handler runs on this thread). */
+		wtls.ids.tgid = tgid;
+		signal_fence();
+		wtls.ids.pid = tid;
+	}
 	while (fb->idx < set->nr) {
 		struct trace_event_file *file = set->files[fb->idx++];
 		struct evt_instance *inst = file->inst;
@@ -216,7 +253,8 @@ static __attribute__((noinline)) void *trace_event_next(struct evt_trace_event_b
 		rbe = rb_lock_reserve_cpu(instance_live_rb(inst), FB_LEN(fb), &cpu);
 		if (unlikely(!rbe))
 			goto scratch;
-		ent = rb_own_event_data(rbe);
+		/* From the size, not from the header: see rb_payload_off(). */
+		ent = (void *)((unsigned char *)rbe + rb_payload_off(rb_event_size(FB_LEN(fb))));
 		fb->len = FB_PACK(FB_LEN(fb), cpu);
 		goto fill;
 scratch:
@@ -239,25 +277,39 @@ fill:
 
 /*
  * The fast path of the first instance: the only one, with no trigger, not
- * soft-disabled, tracing on, no pid list, the thread's ids known, and the
- * ring buffer's common case (rb_lock_reserve_try()). It makes the same tests
- * as trace_event_next() in the same order, so taking it changes nothing but
- * the cost. NULL: take the general path (from the start; nothing was
- * reserved, nothing counted).
+ * soft-disabled, tracing on, no pid list, the thread's ids known, no other
+ * write of the thread in progress (@depth is 1: the common fields' flags and
+ * nesting are 0), and the ring buffer's common case (rb_lock_reserve_try()).
+ * It makes the same tests as trace_event_next() in the same order, so taking
+ * it changes nothing but the cost. NULL: take the general path (from the
+ * start; nothing was reserved, nothing counted).
+ *
+ * With no filter either, the commit is decided here: fb->idx gets FB_FAST
+ * and evt_trace_event_commit() only commits. A trigger or a filter published
+ * between this reservation and the commit then does not see this record:
+ * the same as if the record had been written just before the publish (the
+ * write is one RCU read-side section; an updater that waits for a grace
+ * period after publishing waits for this write too). Committing in the
+ * buffer of the reservation is what the general commit does after a snapshot
+ * swap (instance_rb_of()).
  */
-static inline void *trace_event_first(struct evt_trace_event_buffer *fb, struct event_active *set,
-				      uint32_t len)
+static inline __attribute__((always_inline)) void *
+trace_event_first(struct evt_trace_event_buffer *fb, const struct evt_event *ev,
+		  struct event_active *set, uint32_t len, uint8_t depth)
 {
 	struct trace_event_file *file;
 	struct evt_ring_buffer_event *rbe;
 	struct evt_trace_entry *ent;
+	struct evt_ring_buffer *rb;
+	struct filter_prog *prog;
 	struct evt_instance *inst;
-	pid_t tid = wtls.tid;
+	struct rb_page *page;
 	unsigned int cpu;
+	uint32_t size;
+	bool rseq;
 
-	pid_t tgid = ld_relaxed(&cached_tgid);
-
-	if (unlikely(set->nr != 1 || !tid || !tgid || !wtls.comm_saved))
+	/* depth 1: no write was in progress, so none made by a write either (nest 0) */
+	if (unlikely(set->nr != 1 || depth != 1 || !wtls.ids.pid))
 		return NULL;
 	file = set->files[0];
 	inst = file->inst;
@@ -266,22 +318,69 @@ static inline void *trace_event_first(struct evt_trace_event_buffer *fb, struct 
 		     (ld_relaxed(&file->flags) & EVT_FILE_SOFT_DISABLED) ||
 		     !ld_relaxed(&inst->tracing_on) || rcu_deref(inst->pids) != NULL))
 		return NULL;
+	/* Acquire: the program is complete before the commit runs it (rcu_publish). */
+	prog = rcu_deref(file->filter);
 	/*
 	 * instance_live_rb(): acquire, a buffer a snapshot swapped in is complete.
 	 * The reservation's common case only, with no call (everything above stays
 	 * in registers); anything else goes the general way, from the start.
 	 */
-	rbe = rb_lock_reserve_try(instance_live_rb(inst), len, &cpu);
+	rb = instance_live_rb(inst);
+	rbe = rb_lock_reserve_try(rb, len, &cpu, &page, &rseq);
 	if (unlikely(!rbe))
 		return NULL;
-	fb->idx = 1;
-	ent = rb_own_event_data(rbe);
+	/* From the size, not from the header (rb_payload_off()): the record's
+	 * address does not wait for the clock. */
+	size = rb_event_size(len);
+	ent = (void *)((unsigned char *)rbe + rb_payload_off(size));
+	/* The common fields: flags and nesting 0 (depth 1); two stores (4 + 8 bytes). */
+	{
+		/* common_type, then common_flags and common_preempt_count 0, as one word */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		uint32_t head = (uint16_t)ev->id;
+#else
+		uint32_t head = (uint32_t)(uint16_t)ev->id << 16;
+#endif
+
+		_Static_assert(offsetof(struct evt_trace_entry, common_pid) == sizeof(head),
+			       "type, flags, preempt_count: one word");
+		memcpy(ent, &head, sizeof(head));
+		memcpy(&ent->common_pid, &wtls.ids, sizeof(wtls.ids));
+	}
+	if (likely(!prog)) {
+		uint32_t lo = FB_PACK(len, cpu), hi = FB_FAST | (rseq ? FB_FAST_RSEQ : 0) | size;
+		/* fb->len and fb->idx with one store */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		uint64_t len_idx = lo | (uint64_t)hi << 32;
+#else
+		uint64_t len_idx = (uint64_t)lo << 32 | hi;
+#endif
+
+		_Static_assert(offsetof(struct evt_trace_event_buffer, idx) ==
+				       offsetof(struct evt_trace_event_buffer, len) + 4,
+			       "len and idx: one word");
+		memcpy(&fb->len, &len_idx, sizeof(len_idx));
+		fb->set = rb;
+		fb->rbe = page;
+		return ent;
+	}
 	fb->len = FB_PACK(len, cpu);
-	writer_fill_common(ent, file->event, tid, tgid);
 	fb->rbe = rbe;
+	fb->set = set;
+	fb->idx = 1;
 	fb->file = file;
 	fb->entry = ent;
 	return ent;
+}
+
+/* The general reservation, from the first instance (trace_event_next() is the call). */
+static inline void *trace_event_reserve_slow(struct evt_trace_event_buffer *fb,
+					     struct event_active *set, uint32_t len, void *caller)
+{
+	fb->set = set;
+	fb->len = len;
+	fb->idx = 0;
+	return trace_event_next(fb, caller);
 }
 
 void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_event_def *def,
@@ -289,6 +388,7 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 {
 	struct event_active *set;
 	struct evt_event *ev;
+	uint8_t depth;
 	void *ent;
 
 	if (unlikely(len > UINT16_MAX))
@@ -308,17 +408,15 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 		rcu_unlock();
 		return NULL;
 	}
-	fb->set = set;
-	fb->len = (uint32_t)len;
-	fb->idx = 0;
-	wtls.depth++;
+	depth = (uint8_t)(wtls.depth + 1);
+	wtls.depth = depth;
 	/* The depth before anything else of the write: a signal handler nesting here
 	 * sees it (the compiler must not sink the store past the reserve). */
 	signal_fence();
-	ent = trace_event_first(fb, set, (uint32_t)len);
+	ent = trace_event_first(fb, ev, set, (uint32_t)len, depth);
 	if (likely(ent != NULL))
 		return ent;
-	return trace_event_next(fb, __builtin_return_address(0));
+	return trace_event_reserve_slow(fb, set, (uint32_t)len, __builtin_return_address(0));
 }
 
 void *event_file_trace_reserve(struct evt_trace_event_buffer *fb, struct trace_event_file *file,
@@ -392,10 +490,10 @@ static __attribute__((noinline)) void *trace_event_commit_slow(struct evt_trace_
 		/* the scratch record: nothing to commit */
 	} else if (prog && !filter_match(prog, fb->entry, FB_LEN(fb))) {
 		/* Release: the padding is visible before the count that covers it. */
-		rb_discard_commit_cpu(rb, fb->rbe, FB_CPU(fb));
+		rb_discard_commit_cpu(rb, fb->rbe, FB_SIZE(fb), FB_CPU(fb));
 	} else {
 		/* Release: the record is visible before the count that covers it. */
-		rb_unlock_commit_cpu(rb, fb->rbe, FB_CPU(fb));
+		rb_unlock_commit_cpu(rb, fb->rbe, FB_SIZE(fb), FB_CPU(fb));
 	}
 	if (unlikely(fire))
 		writer_triggers(tl, fire, caller);
@@ -411,19 +509,31 @@ trace_event_commit_filtered(struct evt_trace_event_buffer *fb, struct evt_ring_b
 {
 	if (!filter_match(prog, fb->entry, FB_LEN(fb))) {
 		/* Release: the padding is visible before the count that covers it. */
-		rb_discard_commit_cpu(rb, fb->rbe, FB_CPU(fb));
+		rb_discard_commit_cpu(rb, fb->rbe, FB_SIZE(fb), FB_CPU(fb));
 	} else {
 		/* Release: the record is visible before the count that covers it. */
-		rb_unlock_commit_cpu(rb, fb->rbe, FB_CPU(fb));
+		rb_unlock_commit_cpu(rb, fb->rbe, FB_SIZE(fb), FB_CPU(fb));
 	}
 	return trace_event_end();
 }
 
 void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 {
-	struct trace_event_file *file = fb->file;
-	struct event_active *set = fb->set;
-	struct evt_instance *inst = file->inst;
+	struct trace_event_file *file;
+	struct event_active *set;
+	struct evt_instance *inst;
+	uint32_t idx = fb->idx;
+
+	if (likely(idx & FB_FAST)) {
+		/* trace_event_first() decided: commit in the page of the reservation. */
+		/* Release: the record is visible before the count that covers it. */
+		rb_commit_kept(fb->set, fb->rbe, idx & FB_FAST_SIZE, FB_CPU(fb),
+			       (idx & FB_FAST_RSEQ) != 0);
+		return trace_event_end();
+	}
+	file = fb->file;
+	set = fb->set;
+	inst = file->inst;
 
 	/*
 	 * The common case, in a few registers and no call: a record in the
@@ -442,7 +552,7 @@ void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 			if (unlikely(prog != NULL))
 				return trace_event_commit_filtered(fb, rb, prog);
 			/* Release: the record is visible before the count that covers it. */
-			rb_unlock_commit_cpu(rb, fb->rbe, FB_CPU(fb));
+			rb_unlock_commit_cpu(rb, fb->rbe, FB_SIZE(fb), FB_CPU(fb));
 			return trace_event_end();
 		}
 	}

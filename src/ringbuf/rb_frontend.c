@@ -317,7 +317,7 @@ int evt_ring_buffer_discard_commit(struct evt_ring_buffer *rb,
 				   struct evt_ring_buffer_event *event)
 {
 	/* The length is taken before the header becomes padding: all of it is committed. */
-	rb_discard_commit_cpu(rb, event, RB_CPU_NONE);
+	rb_discard_commit_cpu(rb, event, rb_own_entry_len(event), RB_CPU_NONE);
 	return 0;
 }
 
@@ -326,18 +326,20 @@ int evt_ring_buffer_write(struct evt_ring_buffer *rb, unsigned long length, cons
 	struct evt_ring_buffer_event *ev;
 	unsigned int cpu = RB_CPU_NONE;
 	int why = -ENOBUFS;
+	uint32_t size;
 
 	if (unlikely(rb->mapped))
 		return -EPERM;
 	if (unlikely(length > rb->max_payload))
 		return -E2BIG;
-	ev = rb_reserve(rb, rb_event_size(length), &why, &cpu);
+	size = rb_event_size(length);
+	ev = rb_reserve(rb, size, &why, &cpu);
 	if (unlikely(!ev))
 		return why;
-	memcpy(rb_own_event_data(ev), data, length);
+	/* From the size, not from the header: see rb_payload_off(). */
+	memcpy((unsigned char *)ev + rb_payload_off(size), data, length);
 	/* Release: the payload is visible before the count that covers it. */
-	rb_commit_on(rb, (struct rb_page *)((uintptr_t)ev & rb->page_mask), rb_own_entry_len(ev),
-		     cpu);
+	rb_commit_on(rb, (struct rb_page *)((uintptr_t)ev & rb->page_mask), size, cpu);
 	return 0;
 }
 

@@ -268,6 +268,22 @@ static inline uint32_t rb_write_header(unsigned char *p, uint32_t size, uint32_t
 	return 2 * RB_HDR_SIZE;
 }
 
+/**
+ * rb_payload_off() - offset of the payload in a data event of @size bytes
+ * (rb_event_size()): what rb_write_header() returns, from the size alone.
+ *
+ * A writer finds its payload (and commits its length) with this rather
+ * than by reading the header it just wrote (rb_own_event_data()): the
+ * header holds the time delta, so a load of it, or anything computed from
+ * it, waits for the clock read (~9 ns of rdtsc under KVM), and then so do
+ * the addresses of every store into the record. Measured: 18.4 -> 15 ns
+ * per event (docs/performance.md).
+ */
+static inline uint32_t rb_payload_off(uint32_t size)
+{
+	return size - RB_HDR_SIZE <= EVT_RB_MAX_SMALL_DATA ? RB_HDR_SIZE : 2 * RB_HDR_SIZE;
+}
+
 /* rb_page.c */
 int rb_entry_parse(const unsigned char *p, uint32_t avail, uint32_t *len);
 int rb_scan(const unsigned char *data, uint32_t from, uint32_t limit, bool closed,

@@ -178,6 +178,8 @@ rb_reserve(struct evt_ring_buffer *rb, uint32_t size, int *why, unsigned int *cp
  * @rb: the buffer.
  * @length: bytes of payload.
  * @cpu_out: the CPU buffer of the reservation (below RB_CPU_NONE).
+ * @page_out: the page the event is in.
+ * @rseq_out: rb->rseq as read for the reservation (for rb_commit_kept()).
  *
  * Takes the common case only: the CPU number readable from the rseq area,
  * the "local" clock on the cycle counter, no time extend, room in the
@@ -188,7 +190,8 @@ rb_reserve(struct evt_ring_buffer *rb, uint32_t size, int *why, unsigned int *cp
  * Context: as lock_reserve.
  */
 static inline __attribute__((always_inline)) struct evt_ring_buffer_event *
-rb_lock_reserve_try(struct evt_ring_buffer *rb, unsigned long length, unsigned int *cpu_out)
+rb_lock_reserve_try(struct evt_ring_buffer *rb, unsigned long length, unsigned int *cpu_out,
+		    struct rb_page **page_out, bool *rseq_out)
 {
 	uint32_t size = rb_event_size(length);
 	uint64_t ts, pos, now, delta;
@@ -199,7 +202,15 @@ rb_lock_reserve_try(struct evt_ring_buffer *rb, unsigned long length, unsigned i
 	unsigned char *p;
 	unsigned int cpu;
 
-	if (unlikely(rb->mapped || length > rb->max_payload))
+	/*
+	 * The clock first: its acquire load would make the compiler load again
+	 * whatever is read after it; the buffer's fields are read once, below.
+	 * Acquire: pairs with the calibrator's st_release of mode (mult/shift/offset).
+	 */
+	if (unlikely(ld_acquire(&tclock.mode) != TCLOCK_MODE_CYCLES))
+		return NULL;
+	if (unlikely(rb->mapped || length > rb->max_payload ||
+		     ld_relaxed(&rb->clock) != EVT_CLOCK_LOCAL))
 		return NULL;
 #if EVT_HAVE_RSEQ_OPS
 	if (likely(rb->rseq)) {
@@ -218,16 +229,12 @@ rb_lock_reserve_try(struct evt_ring_buffer *rb, unsigned long length, unsigned i
 		if (unlikely(cpu >= (unsigned int)rb->nr_cpus))
 			cpu %= (unsigned int)rb->nr_cpus;	/* as rb_this_cpu() */
 	}
-	if (unlikely(cpu >= RB_CPU_NONE))
-		return NULL;
+	/* cpu < nr_cpus <= RB_MAX_CPUS (checked at allocation): below RB_CPU_NONE */
+	_Static_assert(RB_MAX_CPUS < RB_CPU_NONE, "a CPU index fits the writer's 16 bits");
 	shm = rb->cpus[cpu].shm;
 	/* Acquire: pairs with control's CAS that re-enables after a new layout. */
 	pair_load(&shm->w, &ts, &pos);
 	if (unlikely(ts & RB_TS_DISABLED))
-		return NULL;
-	/* Acquire: pairs with the calibrator's st_release of mode (mult/shift/offset). */
-	if (unlikely(ld_relaxed(&rb->clock) != EVT_CLOCK_LOCAL ||
-		     ld_acquire(&tclock.mode) != TCLOCK_MODE_CYCLES))
 		return NULL;
 	now = tclock_scale_cycles(tclock_cycles()) & RB_TS_MASK;
 	if (unlikely(now < ts))
@@ -238,7 +245,12 @@ rb_lock_reserve_try(struct evt_ring_buffer *rb, unsigned long length, unsigned i
 		return NULL;	/* a time extend */
 	if (unlikely(off + size > rb->data_size))
 		return NULL;	/* the next page */
-	/* rseq: serialized by the CPU itself; CAS: a full barrier (rb_w_cas()). */
+	/*
+	 * rseq: serialized by the CPU itself; CAS: a full barrier (rb_w_cas()).
+	 * rb->rseq read again there rather than kept: a load, where keeping it
+	 * across the clock read costs a spill (it changes only while the buffer
+	 * is quiesced, and then the reservation fails on RB_TS_DISABLED).
+	 */
 	if (unlikely(!rb_w_cas(rb, shm, cpu, ts, pos, now, pos + size)))
 		return NULL;
 	/* The CAS read-from control's last CAS: the layout is current. */
@@ -252,6 +264,8 @@ rb_lock_reserve_try(struct evt_ring_buffer *rb, unsigned long length, unsigned i
 	}
 	rb_write_header(p, size, (uint32_t)delta);
 	*cpu_out = cpu;
+	*page_out = page;
+	*rseq_out = rb->rseq;
 	return (struct evt_ring_buffer_event *)p;
 }
 
@@ -303,38 +317,60 @@ static inline void rb_commit_on(struct evt_ring_buffer *rb, struct rb_page *page
 }
 
 /*
- * rb_unlock_commit_cpu() - evt_ring_buffer_unlock_commit() of an event
- * reserved by this thread on CPU buffer @cpu (RB_CPU_NONE: not known).
- * Release, as that.
+ * rb_commit_on() for a writer that kept what it knew at the reservation:
+ * @rseq is rb->rseq as read then (it changes only while the CPU buffers are
+ * quiesced, never under an uncommitted reservation), @cpu the reservation's
+ * CPU (below RB_CPU_NONE). Release, as rb_commit_on().
  */
-static inline void rb_unlock_commit_cpu(struct evt_ring_buffer *rb,
-					struct evt_ring_buffer_event *event, unsigned int cpu)
+static inline void rb_commit_kept(struct evt_ring_buffer *rb, struct rb_page *page, uint32_t len,
+				  unsigned int cpu, bool rseq)
 {
-	struct rb_page *page = (struct rb_page *)((uintptr_t)event & rb->page_mask);
-
-	/* Release: the event's bytes are visible before the count that covers them. */
-	rb_commit_on(rb, page, rb_own_entry_len(event), cpu);
+#if EVT_HAVE_RSEQ_OPS
+	if (likely(rseq) && likely(evt_rseq_addv(&page->commit, len, cpu) == 0))
+		return;
+#else
+	(void)cpu;
+	(void)rseq;
+#endif
+	rb_commit_bytes(rb, page, len);
 }
 
 /*
- * rb_discard_commit_cpu() - evt_ring_buffer_discard_commit() of an event
- * reserved by this thread on CPU buffer @cpu (RB_CPU_NONE: not known): the
- * entry becomes padding that keeps its time delta, then all of it is
- * committed (release, as a commit).
+ * rb_unlock_commit_cpu() - evt_ring_buffer_unlock_commit() of an event of
+ * @size bytes (rb_event_size(); rb_own_entry_len() when not known) reserved
+ * by this thread on CPU buffer @cpu (RB_CPU_NONE: not known). Release, as
+ * that. A writer that knows the size passes it rather than reading the
+ * header back (rb_payload_off()).
+ */
+static inline void rb_unlock_commit_cpu(struct evt_ring_buffer *rb,
+					struct evt_ring_buffer_event *event, uint32_t size,
+					unsigned int cpu)
+{
+	struct rb_page *page = (struct rb_page *)((uintptr_t)event & rb->page_mask);
+
+	/* Release: the event's bytes are visible before the count that covers it. */
+	rb_commit_on(rb, page, size, cpu);
+}
+
+/*
+ * rb_discard_commit_cpu() - evt_ring_buffer_discard_commit() of an event of
+ * @size bytes reserved by this thread on CPU buffer @cpu (RB_CPU_NONE: not
+ * known): the entry becomes padding that keeps its time delta, then all of
+ * it is committed (release, as a commit).
  */
 static inline void rb_discard_commit_cpu(struct evt_ring_buffer *rb,
-					 struct evt_ring_buffer_event *event, unsigned int cpu)
+					 struct evt_ring_buffer_event *event, uint32_t size,
+					 unsigned int cpu)
 {
-	uint32_t len = rb_own_entry_len(event);
 	uint32_t hdr = EVT_RINGBUF_TYPE_PADDING | (uint32_t)event->time_delta << 5;
-	uint32_t a0 = len - RB_HDR_SIZE;
+	uint32_t a0 = size - RB_HDR_SIZE;
 	unsigned char *p = (unsigned char *)event;
 
 	/* Padding keeps the delta: the time chain stays exact for what follows. */
 	memcpy(p, &hdr, 4);
 	memcpy(p + 4, &a0, 4);
 	/* Release: the padding header is visible before the count that covers it. */
-	rb_commit_on(rb, (struct rb_page *)((uintptr_t)event & rb->page_mask), len, cpu);
+	rb_commit_on(rb, (struct rb_page *)((uintptr_t)event & rb->page_mask), size, cpu);
 }
 
 /* evt_ring_buffer_event_data() of an event this thread reserved (its header is ours). */

@@ -9,7 +9,8 @@
  * one (bash's "write error: Invalid argument" and the kernel's display in
  * the file), clearing, a subsystem filter; trace; trace_pipe under
  * timeout(1); '> trace' with no write; an instance made and removed;
- * then SIGTERM unmounts. `mount -d` comes back mounted; fusermount3 -u
+ * poll(2) on trace_pipe (not readable while nothing comes, readable once
+ * records do) and on a plain file; then SIGTERM unmounts. `mount -d` comes back mounted; fusermount3 -u
  * ends it. Last mount: the process exits; a `cat
  * trace_pipe` blocked in the mount ends and the mount goes away by itself.
  * SKIP where FUSE cannot be mounted (no /dev/fuse, no fusermount3, no
@@ -17,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -355,6 +357,39 @@ static void seeds_gestures(void)
 	T_ASSERT(strstr(out, "Permission denied"));
 }
 
+/* poll(2): trace_pipe is readable only when records wait (FUSE poll); other files always */
+static void poll_checks(void)
+{
+	char path[400], buf[4096];
+	struct pollfd p;
+	ssize_t n;
+	int fd;
+
+	sh_ok("echo 0 > tracing_on; echo > trace; echo 'app:req' > set_event");
+	snprintf(path, sizeof(path), "%s/trace_pipe", mnt);
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	T_ASSERT(fd >= 0);
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	T_ASSERT_EQ(poll(&p, 1, 300), 0); /* tracing off, the buffer empty: nothing to read */
+	sh_ok("echo 1 > tracing_on");
+	p.revents = 0;
+	T_ASSERT_EQ(poll(&p, 1, 20000), 1); /* the mount's waiter notified the kernel */
+	T_ASSERT(p.revents & POLLIN);
+	n = read(fd, buf, sizeof(buf) - 1);
+	T_ASSERT(n > 0);
+	buf[n] = '\0';
+	T_ASSERT(strstr(buf, " req: "));
+	close(fd);
+
+	snprintf(path, sizeof(path), "%s/tracing_on", mnt);
+	fd = open(path, O_RDONLY);
+	T_ASSERT(fd >= 0);
+	p = (struct pollfd){ .fd = fd, .events = POLLIN | POLLOUT };
+	T_ASSERT_EQ(poll(&p, 1, 0), 1);
+	T_ASSERT((p.revents & (POLLIN | POLLOUT)) == (POLLIN | POLLOUT));
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	char self[4096], ready[300], errfile[300], sock[300], tmpl[] = "/tmp/evt-mount-XXXXXX";
@@ -390,6 +425,7 @@ int main(int argc, char **argv)
 	child_pid = child = start_child(self, ready);
 	mount_pid = mp = start_mount(child, errfile);
 	seeds_gestures();
+	poll_checks();
 	kill(mp, SIGTERM);
 	T_ASSERT_EQ(wait_exit(mp, 20), 0);
 	mount_pid = 0;

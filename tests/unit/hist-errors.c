@@ -13,29 +13,6 @@
 
 #define T KMALLOC "trigger"
 
-/* the error_log without its time stamps ("[   12.345678] " prefixes) */
-static const char *elog(void)
-{
-	static char out[8192];
-	const char *s = cat("error_log");
-	size_t n = 0;
-
-	for (const char *l = s; *l;) {
-		const char *e = strchr(l, '\n');
-		const char *end = e ? e + 1 : l + strlen(l);
-
-		if (*l == '[' && strstr(l, "] ") && strstr(l, "] ") < end)
-			l = strstr(l, "] ") + 2;
-		if ((size_t)(end - l) < sizeof(out) - n) {
-			memcpy(out + n, l, (size_t)(end - l));
-			n += (size_t)(end - l);
-		}
-		l = end;
-	}
-	out[n] = '\0';
-	return out;
-}
-
 static void clear_log(void)
 {
 	T_ASSERT_EQ(evt_tracefs_write(NULL, "error_log", "\n", 1, EVT_TRACEFS_TRUNC), 1);

@@ -53,29 +53,6 @@ static void synth(const char *def)
 		    (ssize_t)strlen(def));
 }
 
-/* the error_log without its time stamps */
-static const char *elog(void)
-{
-	static char out[8192];
-	const char *s = cat("error_log");
-	size_t n = 0;
-
-	for (const char *l = s; *l;) {
-		const char *e = strchr(l, '\n');
-		const char *end = e ? e + 1 : l + strlen(l);
-
-		if (*l == '[' && strstr(l, "] ") && strstr(l, "] ") < end)
-			l = strstr(l, "] ") + 2;
-		if ((size_t)(end - l) < sizeof(out) - n) {
-			memcpy(out + n, l, (size_t)(end - l));
-			n += (size_t)(end - l);
-		}
-		l = end;
-	}
-	out[n] = '\0';
-	return out;
-}
-
 /*
  * '@c > @path' gives -@err and logs @msg for event @ev with the caret under the
  * first occurrence of @at in "hist:..." (the kernel's err_pos()); @msg NULL:

@@ -14,6 +14,29 @@
 #define RECV	 "events/hist_test/netif_receive_skb/"
 #define RX	 "events/hist_test/netif_rx/"
 
+/* the error_log without its time stamps ("[   12.345678] " prefixes) */
+static inline const char *elog(void)
+{
+	static char out[8192];
+	const char *s = cat("error_log");
+	size_t n = 0;
+
+	for (const char *l = s; *l;) {
+		const char *e = strchr(l, '\n');
+		const char *end = e ? e + 1 : l + strlen(l);
+
+		if (*l == '[' && strstr(l, "] ") && strstr(l, "] ") < end)
+			l = strstr(l, "] ") + 2;
+		if ((size_t)(end - l) < sizeof(out) - n) {
+			memcpy(out + n, l, (size_t)(end - l));
+			n += (size_t)(end - l);
+		}
+		l = end;
+	}
+	out[n] = '\0';
+	return out;
+}
+
 /*
  * Compare @text with tests/data/hist/@name.txt; with HIST_GOLDEN_WRITE=1 in
  * the environment, write the file instead (then read it: it is the contract).

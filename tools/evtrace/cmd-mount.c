@@ -20,6 +20,11 @@
  *                     with O_TRUNC and closed without a write is sent an empty
  *                     TRUNC write at flush (`> trace` empties the buffer)
  *   mkdir/rmdir       MKDIR / RMDIR (instances/NAME)
+ *   poll              a stream is readable when a read would not wait (bytes
+ *                     kept, bytes or the end on its connection); otherwise a
+ *                     waiter thread (one per file at most) polls the
+ *                     connection and notifies the kernel. Other files are
+ *                     always ready, as tracefs's.
  *
  * Threads: libfuse's multi-threaded loop. Requests that are not streams
  * take a connection from a small pool (mount.lock) and give it back; a
@@ -81,7 +86,24 @@ struct mount_file {
 	char *snap;			/* the snapshot read serves */
 	size_t snap_len;
 	struct ctl_client *sc;		/* the stream's connection */
+	pthread_mutex_t poll_lock;	/* protects pw (polls do not take lock: a read may hold it) */
+	struct poll_waiter *pw;		/* poll(2)'s, once a poll had to wait */
 	char path[];
+};
+
+/*
+ * A stream's poll waiter, shared by the file and its thread (refs: one each,
+ * freed by the last). The thread polls a dup() of the connection's socket,
+ * so a release that closes the connection meanwhile cannot hand it a reused
+ * descriptor.
+ */
+struct poll_waiter {
+	pthread_mutex_t lock;		/* protects everything below */
+	struct fuse_pollhandle *ph;	/* the kernel's latest poll, to notify */
+	int fd;				/* the dup */
+	int refs;
+	bool running;			/* the thread is polling */
+	bool closed;			/* the file was released */
 };
 
 /* The tree's path of a FUSE path: "/" is "", "/set_event" is "set_event". */
@@ -275,6 +297,7 @@ static int mnt_open(const char *path, struct fuse_file_info *fi)
 	if (!f)
 		return -ENOMEM;
 	pthread_mutex_init(&f->lock, NULL);
+	pthread_mutex_init(&f->poll_lock, NULL);
 	strcpy(f->path, tp);
 	f->flags = fi->flags;
 	f->stream = is_stream(tp) && (fi->flags & O_ACCMODE) != O_WRONLY;
@@ -283,6 +306,7 @@ static int mnt_open(const char *path, struct fuse_file_info *fi)
 		ret = conn_new(&f->sc);
 		if (ret) {
 			pthread_mutex_destroy(&f->lock);
+			pthread_mutex_destroy(&f->poll_lock);
 			free(f);
 			return ret;
 		}
@@ -299,11 +323,34 @@ static int mnt_open(const char *path, struct fuse_file_info *fi)
 	return 0;
 }
 
+static void poll_waiter_put(struct poll_waiter *pw)
+{
+	bool last;
+
+	pthread_mutex_lock(&pw->lock);
+	last = --pw->refs == 0;
+	pthread_mutex_unlock(&pw->lock);
+	if (!last)
+		return;
+	if (pw->ph)
+		fuse_pollhandle_destroy(pw->ph);
+	close(pw->fd);
+	pthread_mutex_destroy(&pw->lock);
+	free(pw);
+}
+
 static void file_free(struct mount_file *f)
 {
+	if (f->pw) {
+		pthread_mutex_lock(&f->pw->lock);
+		f->pw->closed = true;
+		pthread_mutex_unlock(&f->pw->lock);
+		poll_waiter_put(f->pw);
+	}
 	if (f->sc)
 		ctl_close(f->sc);	/* ends the stream on the server's side too */
 	pthread_mutex_destroy(&f->lock);
+	pthread_mutex_destroy(&f->poll_lock);
 	free(f->snap);
 	free(f);
 }
@@ -350,6 +397,133 @@ static int stream_read(struct mount_file *f, char *buf, size_t size)
 		if (is_gone() || fuse_session_exited(se))
 			return -ENODEV;
 	}
+}
+
+/* The waiter: poll the connection until it has bytes (or the file or mount goes), notify. */
+static void *poll_waiter_run(void *arg)
+{
+	struct poll_waiter *pw = arg;
+	struct fuse_session *se = fuse_get_session(mount_state.fuse);
+	struct fuse_pollhandle *ph;
+
+	for (;;) {
+		struct pollfd p = { .fd = pw->fd, .events = POLLIN };
+		bool closed;
+
+		if (poll(&p, 1, MOUNT_POLL_MS) != 0) /* bytes, the end, an error: look */
+			break;
+		pthread_mutex_lock(&pw->lock);
+		closed = pw->closed;
+		pthread_mutex_unlock(&pw->lock);
+		if (closed || is_gone() || fuse_session_exited(se))
+			break;
+	}
+	pthread_mutex_lock(&pw->lock);
+	ph = pw->ph;
+	pw->ph = NULL;
+	pw->running = false;
+	pthread_mutex_unlock(&pw->lock);
+	if (ph) {
+		fuse_notify_poll(ph);	/* the kernel polls again: mnt_poll() says readable */
+		fuse_pollhandle_destroy(ph);
+	}
+	poll_waiter_put(pw);
+	return NULL;
+}
+
+/*
+ * Keep @ph to be notified when @f's connection has bytes; start the waiter if
+ * needed. f->poll_lock held. (f->sc's descriptor is fixed while the file is open.)
+ */
+static int poll_wait(struct mount_file *f, struct fuse_pollhandle *ph)
+{
+	struct poll_waiter *pw = f->pw;
+	pthread_attr_t attr;
+	pthread_t th;
+	int ret = 0;
+
+	if (!pw) {
+		pw = calloc(1, sizeof(*pw));
+		if (!pw)
+			return -ENOMEM;
+		pw->fd = fcntl(ctl_client_fd(f->sc), F_DUPFD_CLOEXEC, 0);
+		if (pw->fd < 0) {
+			ret = -errno;
+			free(pw);
+			return ret;
+		}
+		pthread_mutex_init(&pw->lock, NULL);
+		pw->refs = 1;
+		f->pw = pw;
+	}
+	pthread_mutex_lock(&pw->lock);
+	if (pw->ph)
+		fuse_pollhandle_destroy(pw->ph); /* an older poll: this one replaces it */
+	pw->ph = ph;
+	if (!pw->running) {
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		pw->running = true;
+		pw->refs++;
+		ret = -pthread_create(&th, &attr, poll_waiter_run, pw);
+		pthread_attr_destroy(&attr);
+		if (ret) {
+			pw->running = false;
+			pw->refs--;
+			pw->ph = NULL; /* the caller destroys it */
+		}
+	}
+	pthread_mutex_unlock(&pw->lock);
+	return ret;
+}
+
+/*
+ * poll(2). A stream is readable when a read would not wait; the stream starts
+ * here if no read started it. A stream file busy with a read (another thread
+ * blocked in it) is not readable for this poll: the waiter tells when bytes
+ * come. Other files are always readable and writable, as tracefs's.
+ */
+static int mnt_poll(const char *path, struct fuse_file_info *fi, struct fuse_pollhandle *ph,
+		    unsigned int *reventsp)
+{
+	struct mount_file *f = (struct mount_file *)(uintptr_t)fi->fh;
+	struct pollfd p;
+	int ret = 0;
+
+	(void)path;
+	if (!f->stream) {
+		*reventsp = POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
+		goto out;
+	}
+	*reventsp = 0;
+	if (pthread_mutex_trylock(&f->lock) == 0) {
+		if (f->ended) {
+			*reventsp = POLLIN | POLLRDNORM; /* a read returns the end */
+		} else if (!f->started) {
+			ret = ctl_stream_open(f->sc, f->path);
+			if (ret)
+				ret = fs_err(ret);
+			else
+				f->started = true;
+		}
+		if (!ret && !*reventsp) {
+			p = (struct pollfd){ .fd = ctl_client_fd(f->sc), .events = POLLIN };
+			if (ctl_stream_pending(f->sc) || poll(&p, 1, 0) > 0)
+				*reventsp = POLLIN | POLLRDNORM;
+		}
+		pthread_mutex_unlock(&f->lock);
+	} /* else a read holds the file (it consumes what comes): not readable for this poll */
+	if (!ret && !*reventsp && ph) {
+		pthread_mutex_lock(&f->poll_lock);
+		ret = poll_wait(f, ph);
+		pthread_mutex_unlock(&f->poll_lock);
+		if (!ret)
+			ph = NULL; /* the waiter's now */
+	}
+out:
+	if (ph)
+		fuse_pollhandle_destroy(ph);
+	return ret;
 }
 
 static int mnt_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
@@ -548,6 +722,7 @@ static const struct fuse_operations mount_ops = {
 	.write = mnt_write,
 	.flush = mnt_flush,
 	.release = mnt_release,
+	.poll = mnt_poll,
 	.truncate = mnt_truncate,
 	.mkdir = mnt_mkdir,
 	.rmdir = mnt_rmdir,
