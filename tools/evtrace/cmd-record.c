@@ -1781,9 +1781,15 @@ int cmd_record(int argc, char **argv)
 	ret = record_loop(r) ? 1 : 0;
 	if (!ret && !r->first) {
 		/* nothing of the tree served a socket: no file, rather than one that is wrong */
-		cmd_error("record: no process of the command served a control socket (is it "
-			  "linked with libevtrace?): nothing recorded, %s %s",
-			  r->output, r->output_created ? "not written" : "left as it was");
+		if (r->nsrc)
+			cmd_error("record: %d process%s of the command served a control socket "
+				  "but ended before it could be set up: nothing recorded, %s %s",
+				  r->nsrc, r->nsrc > 1 ? "es" : "", r->output,
+				  r->output_created ? "not written" : "left as it was");
+		else
+			cmd_error("record: no process of the command served a control socket (is "
+				  "it linked with libevtrace?): nothing recorded, %s %s",
+				  r->output, r->output_created ? "not written" : "left as it was");
 		ret = 1;
 	}
 	if (r->first)
