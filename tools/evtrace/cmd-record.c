@@ -111,6 +111,8 @@ struct rec_src {
 	dev_t mem_dev;	      /* the memfd's identity, as /proc/PID/maps shows it */
 	ino_t mem_ino;
 	char *names;  /* "tid comm" lines of the fork() children that share the buffer */
+	pid_t *shpids; /* the processes found sharing it */
+	int nshpids;
 	int *spool;   /* per CPU spool file, -1 until its first page */
 	uint64_t *spool_bytes;
 	/* what the file needs from the process, fetched while it lives */
@@ -1305,43 +1307,145 @@ static void add_names(struct rec_src *s, pid_t pid)
  * not exec, which write into it. Their threads' names are added to
  * @s->names (its saved_cmdlines has only its own). Return: how many.
  */
-static int sharers(struct rec *r, struct rec_src *s)
-{
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
+struct rec_proc {
+	pid_t pid, ppid;
+};
 
-	(void)r;
-	if (!s->mem_ino || !(d = opendir("/proc")))
+static int proc_cmp(const void *a, const void *b)
+{
+	const struct rec_proc *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Every process and its parent (/proc/PID/stat), sorted by pid; malloc'd. */
+static int proc_table(struct rec_proc **tp)
+{
+	struct rec_proc *t = NULL;
+	struct dirent *de;
+	int n = 0, cap = 0;
+	DIR *d = opendir("/proc");
+
+	*tp = NULL;
+	if (!d)
 		return 0;
 	while ((de = readdir(d))) {
-		char path[300], line[600];
-		long pid = strtol(de->d_name, NULL, 10);
-		bool maps = false;
-		FILE *f;
+		long pid = strtol(de->d_name, NULL, 10), ppid;
+		char path[64], buf[512], *rp;
+		ssize_t len;
+		int fd;
 
-		if (pid <= 0 || pid == (long)s->pid || pid == (long)getpid())
+		if (pid <= 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
-		f = fopen(path, "re");
-		if (!f)
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
 			continue;
-		while (!maps && fgets(line, sizeof(line), f)) {
-			unsigned int maj, min;
-			unsigned long ino;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		/* "pid (comm) S ppid ...": the comm may hold anything, the last ')' ends it */
+		rp = strrchr(buf, ')');
+		if (!rp || sscanf(rp + 1, " %*c %ld", &ppid) != 1)
+			continue;
+		if (n == cap) {
+			struct rec_proc *nt =
+				realloc(t, (size_t)(cap ? cap * 2 : 256) * sizeof(*nt));
 
-			if (sscanf(line, "%*x-%*x %*s %*x %x:%x %lu", &maj, &min, &ino) == 3 &&
-			    ino == (unsigned long)s->mem_ino && maj == major(s->mem_dev) &&
-			    min == minor(s->mem_dev))
-				maps = true;
+			if (!nt)
+				break;
+			t = nt;
+			cap = cap ? cap * 2 : 256;
 		}
-		fclose(f);
-		if (!maps)
-			continue;
+		t[n].pid = (pid_t)pid;
+		t[n].ppid = (pid_t)ppid;
 		n++;
-		add_names(s, (pid_t)pid);
 	}
 	closedir(d);
+	if (n)
+		qsort(t, (size_t)n, sizeof(*t), proc_cmp);
+	*tp = t;
+	return n;
+}
+
+/* Is @pid @s's process or one that was found sharing its buffer? */
+static bool share_root(const struct rec_src *s, pid_t pid)
+{
+	if (pid == s->pid)
+		return true;
+	for (int i = 0; i < s->nshpids; i++)
+		if (s->shpids[i] == pid)
+			return true;
+	return false;
+}
+
+/* Does process @pid map @s's memfd (/proc/PID/maps)? */
+static bool maps_buffer(const struct rec_src *s, pid_t pid)
+{
+	char path[64], line[600];
+	bool maps = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!maps && fgets(line, sizeof(line), f)) {
+		unsigned int maj, min;
+		unsigned long ino;
+
+		if (sscanf(line, "%*x-%*x %*s %*x %x:%x %lu", &maj, &min, &ino) == 3 &&
+		    ino == (unsigned long)s->mem_ino && maj == major(s->mem_dev) &&
+		    min == minor(s->mem_dev))
+			maps = true;
+	}
+	fclose(f);
+	return maps;
+}
+
+static int sharers(struct rec *r, struct rec_src *s)
+{
+	struct rec_proc *t;
+	int n = 0, np;
+
+	(void)r;
+	if (!s->mem_ino)
+		return 0;
+	/*
+	 * Only the descendants of the process, or of one found sharing before
+	 * (its parent may have ended since: it was reparented), are looked at:
+	 * not every process's maps.
+	 */
+	np = proc_table(&t);
+	for (int i = 0; i < np; i++) {
+		struct rec_proc key = { .ppid = 0 }, *p = &t[i];
+		bool below = false;
+
+		if (p->pid == s->pid || p->pid == getpid())
+			continue;
+		for (int depth = 0; depth < 64 && p && p->ppid > 1 && !below; depth++) {
+			below = share_root(s, p->ppid);
+			key.pid = p->ppid;
+			p = bsearch(&key, t, (size_t)np, sizeof(*t), proc_cmp);
+		}
+		if (!below && !share_root(s, t[i].pid))
+			continue;
+		if (!maps_buffer(s, t[i].pid))
+			continue;
+		n++;
+		add_names(s, t[i].pid);
+		if (!share_root(s, t[i].pid)) {
+			pid_t *ns = realloc(s->shpids, (size_t)(s->nshpids + 1) * sizeof(*ns));
+
+			if (ns) {
+				s->shpids = ns;
+				s->shpids[s->nshpids++] = t[i].pid;
+			}
+		}
+	}
+	free(t);
 	return n;
 }
 
@@ -1447,6 +1551,7 @@ static void src_free(struct rec_src *s)
 	free_fmts(s->fmts, s->nfmts);
 	free(s->cmdlines);
 	free(s->names);
+	free(s->shpids);
 	free(s->clock_list);
 	free(s);
 }
