@@ -1142,11 +1142,32 @@ int evt_control_path(char *buf, size_t len)
 
 /* --- start from the environment ------------------------------------------------------ */
 
+/*
+ * Started by a program of a record's command tree (EVTRACE_CONTROL_HOLD=all)
+ * after that record ended: the session directory the recorder made for it
+ * is gone. Nobody will connect there or release a hold.
+ */
+static bool record_session_ended(void)
+{
+	const char *hold = getenv("EVTRACE_CONTROL_HOLD");
+	const char *dir = getenv("EVTRACE_CONTROL_DIR");
+	int saved_errno = errno;
+	struct stat st;
+	bool gone;
+
+	if (!hold || strcmp(hold, "all") || !dir || !dir[0])
+		return false;
+	gone = stat(dir, &st) < 0 && errno == ENOENT;
+	errno = saved_errno; /* the program's, before its main() */
+	return gone;
+}
+
 void ctl_start_from_env(void)
 {
 	const char *s = getenv("EVTRACE_CONTROL");
 
-	if (!s || strcmp(s, "1"))
+	/* a record's session that ended: no endpoint, no hold (as if started alone) */
+	if (!s || strcmp(s, "1") || record_session_ended())
 		return;
 	/*
 	 * Armed before the socket listens: a recorder that connects the moment

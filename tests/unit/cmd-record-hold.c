@@ -11,7 +11,9 @@
  * the recorder needs to set things up: it must not park there, the tick
  * after it does).
  * Also: a program started with EVTRACE_CONTROL_HOLD and no recorder goes
- * on after EVTRACE_CONTROL_HOLD_TIMEOUT, saying so once on stderr.
+ * on after EVTRACE_CONTROL_HOLD_TIMEOUT, saying so once on stderr; one
+ * started with EVTRACE_CONTROL_HOLD=all after its record ended (its session
+ * directory gone) is not held and does not make the directory again.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -103,6 +105,52 @@ static void record_and_check(const char *self, const char *file, bool marker, lo
 	T_ASSERT_EQ(prints, marker ? 1 : 0);
 }
 
+/*
+ * The child held with nobody to release it: with @gone_dir NULL, held by pid, it goes on
+ * after the (short) timeout and says so once; with @gone_dir (a session directory that does
+ * not exist: the record that made it ended), held by "all", it is not held at all.
+ */
+static void unreleased(const char *self, const char *gone_dir)
+{
+	int efd[2], st;
+	char *msg;
+	pid_t pid;
+
+	T_ASSERT_OK(pipe(efd));
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		char me[24];
+
+		snprintf(me, sizeof(me), "%d", (int)getpid());
+		setenv("EVTRACE_CONTROL", "1", 1);
+		setenv("EVTRACE_CONTROL_HOLD", gone_dir ? "all" : me, 1);
+		if (gone_dir)
+			setenv("EVTRACE_CONTROL_DIR", gone_dir, 1);
+		setenv("EVTRACE_CONTROL_HOLD_TIMEOUT", "0.2", 1);
+		/* the hold is at the first event that writes: one must be on */
+		setenv("EVTRACE_EVENTS", "ctltest:*", 1);
+		dup2(efd[1], 2);
+		close(efd[0]);
+		execl(self, self, "--child", (char *)NULL);
+		_exit(127);
+	}
+	close(efd[1]);
+	out[cmdt_read_all(efd[0], out, sizeof(out) - 1)] = '\0';
+	close(efd[0]);
+	T_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	printf("unreleased child (%s) said: %s\n", gone_dir ? "session gone" : "by pid", out);
+	msg = strstr(out, "start-up hold");
+	if (gone_dir) {
+		T_ASSERT(msg == NULL);
+		T_ASSERT(access(gone_dir, F_OK) != 0); /* not made again either */
+		return;
+	}
+	T_ASSERT(msg != NULL);
+	T_ASSERT(strstr(msg + 1, "start-up hold") == NULL);
+}
+
 int main(int argc, char **argv)
 {
 	char tmp[256], file[300], self[4096];
@@ -124,37 +172,13 @@ int main(int argc, char **argv)
 	record_and_check(self, file, true, 1);
 
 	/* held, and nobody releases: the program goes on after the (short) timeout */
+	unreleased(self, NULL);
+	/* "all" with the record's session directory gone (the record ended): no hold at all */
 	{
-		int efd[2], st;
-		char *msg;
-		pid_t pid;
+		char gone[300];
 
-		T_ASSERT_OK(pipe(efd));
-		pid = fork();
-		T_ASSERT(pid >= 0);
-		if (pid == 0) {
-			char me[24];
-
-			snprintf(me, sizeof(me), "%d", (int)getpid());
-			setenv("EVTRACE_CONTROL", "1", 1);
-			setenv("EVTRACE_CONTROL_HOLD", me, 1);
-			setenv("EVTRACE_CONTROL_HOLD_TIMEOUT", "0.2", 1);
-			/* the hold is at the first event that writes: one must be on */
-			setenv("EVTRACE_EVENTS", "ctltest:*", 1);
-			dup2(efd[1], 2);
-			close(efd[0]);
-			execl(self, self, "--child", (char *)NULL);
-			_exit(127);
-		}
-		close(efd[1]);
-		cmdt_read_all(efd[0], out, sizeof(out));
-		close(efd[0]);
-		T_ASSERT_EQ(waitpid(pid, &st, 0), pid);
-		T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-		printf("unreleased child said: %s", out);
-		msg = strstr(out, "start-up hold");
-		T_ASSERT(msg != NULL);
-		T_ASSERT(strstr(msg + 1, "start-up hold") == NULL);
+		snprintf(gone, sizeof(gone), "%s/record-ended", tmp);
+		unreleased(self, gone);
 	}
 
 	unlink(file);
