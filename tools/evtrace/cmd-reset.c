@@ -115,6 +115,11 @@ int cmd_reset(int argc, char **argv)
 		}
 	}
 	cmd_names_free(&sys);
+	/*
+	 * Again: an event an enable_event trigger turned on stays on once its trigger is gone
+	 * (soft mode ends with the event enabled, as in the kernel).
+	 */
+	status |= put(c, "set_event", "", CTL_WF_TRUNC);
 	status |= put(c, "trace", "", CTL_WF_TRUNC);
 	status |= put(c, "tracing_on", "1", CTL_WF_TRUNC);
 	ctl_close(c);
