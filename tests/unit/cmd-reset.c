@@ -14,7 +14,6 @@
  */
 #include <errno.h>
 #include <stdbool.h>
-#include <sys/prctl.h>
 
 #include <evtrace/control.h>
 
@@ -22,54 +21,7 @@
 #include "control-tp.h"
 
 #include "cmd-record-util.h"
-
-static char out[1 << 16];
-static int stop;
-
-static void on_term(int sig)
-{
-	(void)sig;
-	st_relaxed(&stop, 1); /* a flag alone */
-}
-
-/* The traced program: ctl_msg and ctl_tick every ~100 us until SIGTERM; @ready once served. */
-static int child_main(const char *ready)
-{
-	struct timespec pause = { 0, 100 * 1000 };
-	char path[256];
-	int fd;
-
-	signal(SIGTERM, on_term);
-	for (int i = 0; i < 2000 && evt_control_path(path, sizeof(path)); i++)
-		usleep(5000);
-	fd = open(ready, O_WRONLY | O_CREAT, 0644);
-	if (fd >= 0)
-		close(fd);
-	for (unsigned long long i = 0; !ld_relaxed(&stop); i++) {
-		trace_ctl_msg(0, "tick");
-		trace_ctl_tick(0, i);
-		nanosleep(&pause, NULL);
-	}
-	return 0;
-}
-static char pidstr[16];
-
-/* `evtrace cat -p PID PATH` into out; exits on failure */
-static const char *cat(const char *path)
-{
-	char *a[] = { "evtrace", "cat", "-p", pidstr, (char *)path, NULL };
-
-	T_ASSERT_EQ(crt_tool(out, sizeof(out), a), 0);
-	return out;
-}
-
-static int write_file(const char *path, const char *data, bool append)
-{
-	char *w[] = { "evtrace", "write", "-p", pidstr, (char *)path, (char *)data, NULL };
-	char *wa[] = { "evtrace", "write", "-a", "-p", pidstr, (char *)path, (char *)data, NULL };
-
-	return crt_tool(out, sizeof(out), append ? wa : w);
-}
+#include "cmd-ctl-child.h"
 
 /* no line of a trigger file but its "# Available triggers" header */
 static bool no_trigger(const char *text)
@@ -88,7 +40,7 @@ int main(int argc, char **argv)
 	pid_t prog;
 
 	if (argc > 2 && !strcmp(argv[1], "--child"))
-		return child_main(argv[2]);
+		return cct_child_main(argv[2]);
 	if (access(EVT_TOOL, X_OK))
 		t_skip("%s is not built", EVT_TOOL);
 	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -97,47 +49,37 @@ int main(int argc, char **argv)
 	crt_private_dir(tmp, sizeof(tmp));
 	snprintf(ready, sizeof(ready), "%s/ready", tmp);
 
-	prog = fork();
-	T_ASSERT(prog >= 0);
-	if (prog == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves nothing behind */
-		setenv("EVTRACE_CONTROL", "1", 1);
-		execl(self, self, "--child", ready, (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 2000 && access(ready, F_OK); i++)
-		usleep(5000);
-	T_ASSERT(access(ready, F_OK) == 0);
-	snprintf(pidstr, sizeof(pidstr), "%d", (int)prog);
+	prog = cct_start(self, ready);
+	snprintf(cct_pid, sizeof(cct_pid), "%d", (int)prog);
 
-	T_ASSERT_EQ(write_file("events/ctltest/ctl_tick/trigger", "traceoff:1 if seq > 999999999",
-			       true),
+	T_ASSERT_EQ(cct_write("events/ctltest/ctl_tick/trigger", "traceoff:1 if seq > 999999999",
+			      true),
 		    0);
-	T_ASSERT_EQ(write_file("events/ctltest/ctl_msg/trigger", "enable_event:ctltest:ctl_tick",
-			       true),
+	T_ASSERT_EQ(cct_write("events/ctltest/ctl_msg/trigger", "enable_event:ctltest:ctl_tick",
+			      true),
 		    0);
-	T_ASSERT_EQ(write_file("events/ctltest/ctl_msg/filter", "worker == 0", false), 0);
+	T_ASSERT_EQ(cct_write("events/ctltest/ctl_msg/filter", "worker == 0", false), 0);
 	/* wait until ctl_msg's trigger turned ctl_tick on */
 	for (int i = 0; i < 1000 && !fired; i++) {
-		fired = !strcmp(cat("events/ctltest/ctl_tick/enable"), "1*\n");
+		fired = !strcmp(cct_cat("events/ctltest/ctl_tick/enable"), "1*\n");
 		if (!fired)
 			usleep(5000);
 	}
 	T_ASSERT(fired);
-	printf("before reset: ctl_tick trigger %s", cat("events/ctltest/ctl_tick/trigger"));
+	printf("before reset: ctl_tick trigger %s", cct_cat("events/ctltest/ctl_tick/trigger"));
 
 	{
-		char *r[] = { "evtrace", "reset", "-p", pidstr, NULL };
+		char *r[] = { "evtrace", "reset", "-p", cct_pid, NULL };
 
-		T_ASSERT_EQ(crt_tool(out, sizeof(out), r), 0);
+		T_ASSERT_EQ(crt_tool(cct_out, sizeof(cct_out), r), 0);
 	}
-	T_ASSERT_EQ(strcmp(cat("set_event"), ""), 0);
-	T_ASSERT_EQ(strcmp(cat("events/ctltest/ctl_tick/enable"), "0\n"), 0);
-	T_ASSERT_EQ(strcmp(cat("events/ctltest/ctl_msg/enable"), "0\n"), 0);
-	T_ASSERT(no_trigger(cat("events/ctltest/ctl_tick/trigger")));
-	T_ASSERT(no_trigger(cat("events/ctltest/ctl_msg/trigger")));
-	T_ASSERT_EQ(strcmp(cat("events/ctltest/ctl_msg/filter"), "none\n"), 0);
-	T_ASSERT_EQ(strcmp(cat("tracing_on"), "1\n"), 0);
+	T_ASSERT_EQ(strcmp(cct_cat("set_event"), ""), 0);
+	T_ASSERT_EQ(strcmp(cct_cat("events/ctltest/ctl_tick/enable"), "0\n"), 0);
+	T_ASSERT_EQ(strcmp(cct_cat("events/ctltest/ctl_msg/enable"), "0\n"), 0);
+	T_ASSERT(no_trigger(cct_cat("events/ctltest/ctl_tick/trigger")));
+	T_ASSERT(no_trigger(cct_cat("events/ctltest/ctl_msg/trigger")));
+	T_ASSERT_EQ(strcmp(cct_cat("events/ctltest/ctl_msg/filter"), "none\n"), 0);
+	T_ASSERT_EQ(strcmp(cct_cat("tracing_on"), "1\n"), 0);
 
 	kill(prog, SIGTERM);
 	T_ASSERT_EQ(cmdt_wait_status(prog), 0);
