@@ -5,7 +5,9 @@
  * a traceoff with a count (removed by "!" + its printed line, which the
  * kernel accepts), an enable_event trigger that turned its target on (the
  * target stays enabled when the trigger goes, as in the kernel: reset must
- * disable it after removing the triggers), a filter. Afterwards: exit 0,
+ * disable it after removing the triggers), a filter; hist triggers (one
+ * with a filter, which only a removal with the same filter removes, one with
+ * a log2 key as sort key, a named one). Afterwards: exit 0,
  * set_event empty, every enable 0, no trigger, filters "none", tracing on.
  * The enable_event trigger is unlimited and its event comes every ~100 us, so
  * that it fires again between reset's first emptying of set_event and the
@@ -59,6 +61,16 @@ int main(int argc, char **argv)
 			      true),
 		    0);
 	T_ASSERT_EQ(cct_write("events/ctltest/ctl_msg/filter", "worker == 0", false), 0);
+	/*
+	 * hist triggers: one removed only with its filter, one whose line prints its sort key
+	 * as "seq.log2" (which no parser takes back), a named one
+	 */
+	T_ASSERT_EQ(cct_write("events/ctltest/ctl_tick/trigger",
+			      "hist:keys=seq.log2,worker:sort=seq,worker.descending if worker < 5",
+			      true),
+		    0);
+	T_ASSERT_EQ(cct_write("events/ctltest/ctl_msg/trigger", "hist:name=rst:keys=worker", true),
+		    0);
 	/* wait until ctl_msg's trigger turned ctl_tick on */
 	for (int i = 0; i < 1000 && !fired; i++) {
 		fired = !strcmp(cct_cat("events/ctltest/ctl_tick/enable"), "1*\n");
