@@ -4,6 +4,7 @@
  * for the evtrace command. Everything the server sends is checked: frame
  * magic, op, lengths (CTL_RESP_MAX), the descriptor count.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -219,12 +220,43 @@ fail:
 	return ret;
 }
 
+int ctl_session_path(pid_t pid, char *buf, size_t len)
+{
+	char dir[256];
+	struct dirent *de;
+	int ret = -ENOENT;
+	DIR *d;
+
+	if (ctl_socket_dir(dir, sizeof(dir)))
+		return -ENOENT;
+	d = opendir(dir);
+	if (!d)
+		return -ENOENT;
+	while (ret && (de = readdir(d))) {
+		int n;
+
+		if (strncmp(de->d_name, "record-", 7))
+			continue;
+		n = snprintf(buf, len, "%s/%s/%d.sock", dir, de->d_name, (int)pid);
+		if (n > 0 && (size_t)n < len && access(buf, F_OK) == 0)
+			ret = 0;
+	}
+	closedir(d);
+	return ret;
+}
+
 int ctl_connect_pid(pid_t pid, struct ctl_client **cp)
 {
 	char path[256];
 	int ret = ctl_socket_path(pid, path, sizeof(path));
 
-	return ret ? ret : ctl_connect_path(path, cp);
+	if (ret)
+		return ret;
+	ret = ctl_connect_path(path, cp);
+	/* a process of a command `evtrace record` runs: in the record's directory */
+	if (ret == -ENOENT && !ctl_session_path(pid, path, sizeof(path)))
+		ret = ctl_connect_path(path, cp);
+	return ret;
 }
 
 void ctl_close(struct ctl_client *c)

@@ -11,7 +11,7 @@
  *  - a connection thread reads one request at a time, serves it through
  *    the public tracefs API (evt_tracefs_*) and writes the answer;
  *  - evt_control_stop() and exit() end it all;
- *  - with EVTRACE_CONTROL_HOLD=<our pid> (evtrace record), the program's
+ *  - with EVTRACE_CONTROL_HOLD=<our pid> or "all" (evtrace record), the program's
  *    first event parks its thread in ctl_hold_wait() until a connection
  *    thread serves RELEASE (or a timeout): the start-up hold, below.
  *
@@ -129,20 +129,30 @@ static int hold_release(void)
 	return ld_relaxed(&hold_parked);
 }
 
-/* Arm the hold if EVTRACE_CONTROL_HOLD names us (only once per process). */
+/*
+ * Arm the hold if EVTRACE_CONTROL_HOLD names us, or is "all" (evtrace record
+ * of a command's whole tree: every program image that starts its endpoint
+ * with it parks; only once per image).
+ */
 static void hold_arm_from_env(void)
 {
 	static int armed_once;
 	const char *s = getenv("EVTRACE_CONTROL_HOLD");
+	bool all = s && !strcmp(s, "all");
 	double t;
 
-	if (!s || strtol(s, NULL, 10) != (long)getpid())
+	if (!s || (!all && strtol(s, NULL, 10) != (long)getpid()))
 		return;
 	/* Once flag: orders nothing else (arming is published below). */
 	if (xchg_acq_rel(&armed_once, 1))
 		return;
-	/* A program this one execs keeps our pid: it must not park again. */
-	unsetenv("EVTRACE_CONTROL_HOLD");
+	/*
+	 * A program this one execs keeps our pid: it must not park again. With
+	 * "all" it must (the recorder attaches each image), and so must the
+	 * programs ours starts: the variable stays.
+	 */
+	if (!all)
+		unsetenv("EVTRACE_CONTROL_HOLD");
 	t = env_seconds("EVTRACE_CONTROL_HOLD_TIMEOUT", CTL_HOLD_TIMEOUT_DEFAULT);
 	clock_gettime(CLOCK_MONOTONIC, &hold_deadline);
 	hold_deadline.tv_sec += (time_t)t;
@@ -1136,8 +1146,17 @@ void ctl_start_from_env(void)
 {
 	const char *s = getenv("EVTRACE_CONTROL");
 
-	if (s && !strcmp(s, "1") && evt_control_start(0) == 0)
-		hold_arm_from_env();
+	if (!s || strcmp(s, "1"))
+		return;
+	/*
+	 * Armed before the socket listens: a recorder that connects the moment
+	 * the socket appears (evtrace record watches the directory) must never
+	 * be told "no hold" (HOLD 0) by a program that is about to park, or it
+	 * would set up before the program's events are registered.
+	 */
+	hold_arm_from_env();
+	if (evt_control_start(0) != 0)
+		hold_release(); /* no endpoint: nobody could release it */
 }
 
 static void __attribute__((constructor)) ctl_ctor(void)

@@ -38,10 +38,16 @@ struct ctl_info {
 int ctl_socket_dir(char *buf, size_t len);
 /* The socket of process @pid in that directory. */
 int ctl_socket_path(pid_t pid, char *buf, size_t len);
+/*
+ * The socket of process @pid in a record-* subdirectory of that directory
+ * (the session of an `evtrace record -- CMD`, docs/control.md). -ENOENT: none.
+ */
+int ctl_session_path(pid_t pid, char *buf, size_t len);
 
 /*
  * Connect to process @pid's endpoint (or the socket at @path) and read its
- * hello. -ENOENT: no endpoint; -ECONNREFUSED: stale socket; -EACCES: the
+ * hello. By pid: in the socket directory, else in a record's session
+ * directory (ctl_session_path()). -ENOENT: no endpoint; -ECONNREFUSED: stale socket; -EACCES: the
  * server refused us (not the owner, not root) or the file system did.
  */
 int ctl_connect_pid(pid_t pid, struct ctl_client **cp);
@@ -116,7 +122,8 @@ int ctl_put_buffer(struct ctl_client *c);
 
 /*
  * The start-up hold (docs/control.md): a program started with
- * EVTRACE_CONTROL_HOLD=<its pid> parks its first event until released.
+ * EVTRACE_CONTROL_HOLD=<its pid> (or "all": every program of a tree) parks
+ * its first event until released.
  * ctl_hold_state(): 0 no hold pending (released, timed out, exiting or never
  * armed), 1 armed but no thread parked yet, 2 a thread is parked.
  * ctl_release(): end the hold; returns how many threads were parked.

@@ -14,7 +14,7 @@
 void ctl_start_from_env(void);
 
 /*
- * The start-up hold (docs/control.md): with EVTRACE_CONTROL_HOLD=<our pid>,
+ * The start-up hold (docs/control.md): with EVTRACE_CONTROL_HOLD=<our pid> (or "all"),
  * ctl_start_from_env() arms it; the first event a program thread fires
  * parks in ctl_hold_wait() until a client sends
  * CTL_OP_RELEASE or EVTRACE_CONTROL_HOLD_TIMEOUT seconds (default 10) pass.

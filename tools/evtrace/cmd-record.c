@@ -19,22 +19,35 @@
  * clock are fetched, and the file is written: tracedat_header() then each
  * CPU's spooled pages.
  *
- * Several -p: each process's CPUs become CPUs of their own in the file
- * (process k's CPU c is CPU base_k + c), so the readers' merge by time
+ * -- CMD records the command's whole tree: it runs with EVTRACE_CONTROL_DIR
+ * set to a directory of this record's own, which is watched (inotify, a
+ * rescan every second); every process of the tree that serves a socket
+ * there becomes a source, held at its first event (EVTRACE_CONTROL_HOLD=all)
+ * until it is set up, as the command is. The record ends when the command
+ * has exited and every source has ended (or on Ctrl-C).
+ *
+ * Several -p, or several processes of a tree: each process's CPUs become
+ * CPUs of their own in the file (process k's CPU c is CPU base_k + c), so
+ * the readers' merge by time
  * stamp merges the processes. Their event ids differ (each process numbers
  * its own events): the file gets one table, an event with the same format
  * text keeps one id, and the records' common_type is rewritten in the
  * pages where a process's id had to change.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,7 +59,8 @@
 #include "output/tracedat_internal.h"
 
 #define REC_MAX_EVENTS 128
-#define REC_MAX_SRC    16
+#define REC_MAX_SRC    16   /* -p */
+#define REC_MAX_TREE   1024 /* processes of a command's tree */
 #define REC_POLL_MS    50
 #define REC_ID_MAX     65536
 
@@ -63,15 +77,43 @@ struct rec_fmt {
 	unsigned int id; /* the "ID:" of the text */
 };
 
-/* One traced process. */
+/*
+ * A socket file: its pid, inode and modification time (a new endpoint of
+ * the same pid, after exec, may get the inode number of the old one back;
+ * not the change time: the server's chmod after bind() changes it).
+ */
+struct rec_sock {
+	pid_t pid;
+	ino_t ino;
+	struct timespec mtim;
+};
+
+enum rec_state {
+	SRC_WAIT,   /* connected; waiting for it to park at its first event (the hold) */
+	SRC_ACTIVE, /* set up, its buffer ours: drained */
+	SRC_SHARED, /* ended, but fork() children that did not exec still write into its buffer */
+	SRC_DONE,   /* ended (drained to the end), or dropped before it was set up */
+};
+
+/* One traced process (one program image: an exec'd one is a new source). */
 struct rec_src {
 	pid_t pid;
+	struct rec_sock id;   /* its socket file (a command's tree) */
 	struct ctl_client *c; /* NULL once the process is gone or done */
 	struct evt_ring_buffer *rb;
 	struct ctl_bufinfo bi;
 	int fd; /* the memfd, -1 */
-	bool done;
-	int *spool; /* per CPU spool file */
+	enum rec_state state;
+	bool attached; /* set up: its spools hold its pages */
+	bool in_file;  /* write_output(): its CPUs are in the file */
+	double last_ping;
+	uint64_t lost_at_end; /* dropped + overruns when its buffer was let go */
+	dev_t mem_dev;	      /* the memfd's identity, as /proc/PID/maps shows it */
+	ino_t mem_ino;
+	char *names;  /* "tid comm" lines of the fork() children that share the buffer */
+	pid_t *shpids; /* the processes found sharing it */
+	int nshpids;
+	int *spool;   /* per CPU spool file, -1 until its first page */
 	uint64_t *spool_bytes;
 	/* what the file needs from the process, fetched while it lives */
 	struct rec_fmt *fmts;
@@ -85,16 +127,35 @@ struct rec_src {
 	uint16_t *idmap;
 };
 
+/* A socket file of the session directory that is not (yet) a source. */
+struct rec_seen {
+	struct rec_sock id;
+	bool retry;	 /* refused while its pid lives: bound, not listening yet */
+	double next_try; /* then: 5 ms, twice as long each time, up to 1 s */
+	double delay;
+};
+
 struct rec {
 	struct rec_event ev[REC_MAX_EVENTS];
+	int matched[REC_MAX_EVENTS]; /* a command's tree: processes that had the -e */
 	int nev;
 	const char *output;
+	bool output_created;	 /* by us: removed when nothing is written */
 	pid_t pids[REC_MAX_SRC]; /* -p */
 	int npids;
-	pid_t child; /* started by us */
+	pid_t child; /* started by us, until reaped */
+	bool tree;   /* -- CMD: every process of its tree that serves a socket */
 	bool stats, quiet;
-	struct rec_src src[REC_MAX_SRC];
-	int nsrc;
+	struct rec_src **src;
+	int nsrc, srccap;
+	struct rec_src *first; /* the first source set up: page size, clock */
+	/* a command's tree: the session's socket directory, watched */
+	char dir[108];
+	int ino_fd; /* inotify on @dir, -1 */
+	struct rec_seen *seen;
+	int nseen, seencap;
+	double last_scan;
+	struct rlimit nofile; /* as we were started: the command gets it back */
 	unsigned char *page;
 	unsigned int page_size;
 	/* counters, over every process */
@@ -326,6 +387,12 @@ static long drain(struct rec *r, struct rec_src *s)
 			if (ret < 0)
 				return ret;
 			page_account(r, s, r->page);
+			/* opened at the first page: a short process of a big tree uses few CPUs */
+			if (s->spool[cpu] < 0) {
+				s->spool[cpu] = spool_open(r->output);
+				if (s->spool[cpu] < 0)
+					return -errno;
+			}
 			if (cmd_write_all(s->spool[cpu], r->page, r->page_size) < 0)
 				return -errno;
 			s->spool_bytes[cpu] += r->page_size;
@@ -341,13 +408,15 @@ static uint64_t losses(const struct rec *r)
 	uint64_t n = 0;
 
 	for (int i = 0; i < r->nsrc; i++) {
-		const struct rec_src *s = &r->src[i];
+		const struct rec_src *s = r->src[i];
 
 		if (s->missed)
 			n += s->missed;
 		else if (s->rb)
 			n += evt_ring_buffer_dropped_events(s->rb) +
 			     evt_ring_buffer_overruns(s->rb);
+		else
+			n += s->lost_at_end;
 	}
 	return n;
 }
@@ -417,13 +486,17 @@ static int merge_formats(struct rec *r, struct tracedat_format **tfp, size_t *nt
 	if (!by_id)
 		return -ENOMEM;
 	for (int k = 0; k < r->nsrc; k++) {
-		for (size_t i = 0; i < r->src[k].nfmts; i++)
-			if (r->src[k].fmts[i].id >= next)
-				next = r->src[k].fmts[i].id + 1;
+		if (!r->src[k]->in_file)
+			continue;
+		for (size_t i = 0; i < r->src[k]->nfmts; i++)
+			if (r->src[k]->fmts[i].id >= next)
+				next = r->src[k]->fmts[i].id + 1;
 	}
 	for (int k = 0; k < r->nsrc; k++) {
-		struct rec_src *s = &r->src[k];
+		struct rec_src *s = r->src[k];
 
+		if (!s->in_file)
+			continue;
 		for (size_t i = 0; i < s->nfmts; i++) {
 			const struct rec_fmt *f = &s->fmts[i];
 			unsigned int id = f->id, nid = 0;
@@ -554,13 +627,38 @@ static int write_output(struct rec *r)
 	unsigned int ncpus = 0;
 	int fd = -1, ret;
 
+	/*
+	 * The processes that wrote something each get their CPUs in the file; a
+	 * traced process of a command's tree that wrote nothing does not (when
+	 * none wrote anything, the first one's CPUs make an empty, valid file).
+	 */
+	{
+		bool any = false;
+
+		for (int k = 0; k < r->nsrc; k++) {
+			struct rec_src *s = r->src[k];
+
+			s->in_file = false;
+			for (unsigned int c = 0; s->attached && c < s->bi.nr_cpus; c++)
+				if (s->spool_bytes[c])
+					s->in_file = true;
+			any |= s->in_file;
+		}
+		if (!any)
+			r->first->in_file = true;
+	}
 	ret = merge_formats(r, &tf, &ntf, &owned, &nowned);
 	if (ret)
 		return ret;
 	for (int k = 0; k < r->nsrc; k++)
-		ncpus += r->src[k].bi.nr_cpus;
-	for (int k = 0; k < r->nsrc; k++)
-		clen += r->src[k].cmdlines ? strlen(r->src[k].cmdlines) : 0;
+		if (r->src[k]->in_file)
+			ncpus += r->src[k]->bi.nr_cpus;
+	for (int k = 0; k < r->nsrc; k++) {
+		if (r->src[k]->in_file && r->src[k]->cmdlines)
+			clen += strlen(r->src[k]->cmdlines) + 1;
+		if (r->src[k]->in_file && r->src[k]->names)
+			clen += strlen(r->src[k]->names);
+	}
 	chunk = (size_t)r->page_size * (r->page_size < 65536 ? 65536 / r->page_size : 1);
 	sizes = calloc(ncpus, sizeof(*sizes));
 	cmdlines = malloc(clen + 1);
@@ -571,11 +669,19 @@ static int write_output(struct rec *r)
 	}
 	clen = 0;
 	for (int k = 0, base = 0; k < r->nsrc; k++) {
-		const struct rec_src *s = &r->src[k];
+		const struct rec_src *s = r->src[k];
 		size_t l = s->cmdlines ? strlen(s->cmdlines) : 0;
 
+		if (!s->in_file)
+			continue;
 		memcpy(cmdlines + clen, s->cmdlines ? s->cmdlines : "", l);
 		clen += l;
+		if (l && cmdlines[clen - 1] != '\n')
+			cmdlines[clen++] = '\n';
+		if (s->names) {
+			memcpy(cmdlines + clen, s->names, strlen(s->names));
+			clen += strlen(s->names);
+		}
 		for (unsigned int c = 0; c < s->bi.nr_cpus; c++)
 			sizes[base + (int)c] = s->spool_bytes[c];
 		base += (int)s->bi.nr_cpus;
@@ -583,8 +689,8 @@ static int write_output(struct rec *r)
 	cmdlines[clen] = '\0';
 	d.page_size = r->page_size;
 	d.nr_cpus = (int)ncpus;
-	d.clock = r->src[0].bi.clock;
-	d.clock_list = r->src[0].clock_list;
+	d.clock = r->first->bi.clock;
+	d.clock_list = r->first->clock_list;
 	d.formats = tf;
 	d.nr_formats = ntf;
 	d.cmdlines = cmdlines;
@@ -601,9 +707,9 @@ static int write_output(struct rec *r)
 	if (cmd_write_all(fd, hdr, hlen) < 0)
 		ret = -errno;
 	for (int k = 0; !ret && k < r->nsrc; k++) {
-		const struct rec_src *s = &r->src[k];
+		const struct rec_src *s = r->src[k];
 
-		for (unsigned int cpu = 0; !ret && cpu < s->bi.nr_cpus; cpu++) {
+		for (unsigned int cpu = 0; s->in_file && !ret && cpu < s->bi.nr_cpus; cpu++) {
 			uint64_t left = s->spool_bytes[cpu];
 			off_t off = 0;
 
@@ -720,7 +826,7 @@ static int put(struct rec_src *s, const char *path, const char *data, unsigned i
 /* Events on, filters and triggers set; what attaching changed is noted to undo. */
 static int setup_events(struct rec *r, struct rec_src *s)
 {
-	bool attached = s->pid != 0 && r->child == 0;
+	bool attached = !r->tree;
 	char *avail = NULL;
 	int ret = 0;
 
@@ -738,9 +844,15 @@ static int setup_events(struct rec *r, struct rec_src *s)
 		struct cmd_names files = { 0 };
 		int n = resolve(avail, r->ev[i].spec, &files);
 
+		if (n > 0)
+			r->matched[i]++;
 		if (n <= 0) {
-			/* with CMD, it may register later: EVTRACE_EVENTS enables it then */
-			if (attached || r->ev[i].filter || r->ev[i].ntrig) {
+			/*
+			 * With CMD, it may register later (EVTRACE_EVENTS enables it
+			 * then), or be another program's of the tree: said at the end
+			 * if no process had it (rec_unmatched()).
+			 */
+			if (attached) {
 				cmd_error("record: no event matches '%s' in process %d",
 					  r->ev[i].spec, (int)ctl_client_info(s->c)->pid);
 				ret = -1;
@@ -796,6 +908,218 @@ static void undo(struct rec_src *s)
 	s->nundo = 0;
 }
 
+/* --- a command's tree: the session's socket directory ---------------------------------------- */
+
+/*
+ * A directory of our own (0700, mkdtemp) that the command and everything it
+ * starts serve their sockets in (EVTRACE_CONTROL_DIR): <socket dir>/record-XXXXXX,
+ * else /tmp/evtrace-record-XXXXXX (a socket path must fit in 108 bytes).
+ */
+static int session_dir(struct rec *r)
+{
+	char base[256];
+
+	if (!ctl_socket_dir(base, sizeof(base)) && strlen(base) + 15 < 80) {
+		/* the usual socket directory, 0700; it may exist (the server checks it is ours) */
+		if (mkdir(base, 0700) == 0 || errno == EEXIST) {
+			memcpy(r->dir, base, strlen(base));
+			memcpy(r->dir + strlen(base), "/record-XXXXXX", 15);
+			if (mkdtemp(r->dir))
+				return 0;
+		}
+	}
+	snprintf(r->dir, sizeof(r->dir), "/tmp/evtrace-record-XXXXXX");
+	if (mkdtemp(r->dir))
+		return 0;
+	r->dir[0] = '\0';
+	return -errno;
+}
+
+/* At the end: the sockets left (killed or exec'd processes, or still running) and the directory. */
+static void session_dir_remove(struct rec *r)
+{
+	struct dirent *de;
+	DIR *d;
+
+	if (!r->dir[0])
+		return;
+	d = opendir(r->dir);
+	if (d) {
+		while ((de = readdir(d))) {
+			char path[400];
+
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", r->dir, de->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	if (rmdir(r->dir) < 0)
+		fprintf(stderr, "evtrace: record: warning: removing %s: %s\n", r->dir,
+			strerror(errno));
+	r->dir[0] = '\0';
+}
+
+static struct rec_src *src_new(struct rec *r, pid_t pid)
+{
+	struct rec_src *s;
+
+	if (r->nsrc == r->srccap) {
+		int cap = r->srccap ? r->srccap * 2 : 16;
+		struct rec_src **ns = realloc(r->src, (size_t)cap * sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		r->src = ns;
+		r->srccap = cap;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->fd = -1;
+	s->pid = pid;
+	r->src[r->nsrc++] = s;
+	return s;
+}
+
+static bool sock_eq(const struct rec_sock *a, const struct rec_sock *b)
+{
+	return a->pid == b->pid && a->ino == b->ino && a->mtim.tv_sec == b->mtim.tv_sec &&
+	       a->mtim.tv_nsec == b->mtim.tv_nsec;
+}
+
+static struct rec_seen *seen_find(struct rec *r, const struct rec_sock *id)
+{
+	for (int i = 0; i < r->nseen; i++)
+		if (sock_eq(&r->seen[i].id, id))
+			return &r->seen[i];
+	return NULL;
+}
+
+/*
+ * Try the socket @path of @pid (inode @ino): a new source (waiting for the
+ * hold) when it answers; else remembered, to try again while its pid lives
+ * (a socket is bound before it listens) or never again (a stale one).
+ */
+static void try_socket(struct rec *r, const struct rec_sock *id, const char *path)
+{
+	struct rec_seen *seen = seen_find(r, id);
+	pid_t pid = id->pid;
+	struct ctl_client *c = NULL;
+	struct rec_src *s;
+	int ret;
+
+	if (r->nsrc >= REC_MAX_TREE) {
+		cmd_error("record: more than %d processes: process %d is not recorded",
+			  REC_MAX_TREE, (int)pid);
+		ret = -ENOSPC;
+	} else {
+		ret = ctl_connect_path(path, &c);
+	}
+	/*
+	 * The endpoint of a source we have already (the same socket seen under
+	 * another identity)? Then that source's connection still answers; after
+	 * an exec, the old image's is closed.
+	 */
+	for (int k = 0; !ret && k < r->nsrc; k++) {
+		struct ctl_ping ping;
+
+		s = r->src[k];
+		if (s->pid == pid && s->state != SRC_DONE && s->c && ctl_ping(s->c, &ping) == 0) {
+			ctl_close(c);
+			ret = -EEXIST;
+		}
+	}
+	if (!ret) {
+		s = src_new(r, pid);
+		if (!s) {
+			ctl_close(c);
+			ret = -ENOMEM;
+		} else {
+			s->c = c;
+			s->id = *id;
+			s->state = SRC_WAIT;
+			if (seen)
+				seen->retry = false;
+			return;
+		}
+	}
+	if (!seen) {
+		if (r->nseen == r->seencap) {
+			int cap = r->seencap ? r->seencap * 2 : 16;
+			struct rec_seen *ns = realloc(r->seen, (size_t)cap * sizeof(*ns));
+
+			if (!ns)
+				return; /* tried again at the next scan */
+			r->seen = ns;
+			r->seencap = cap;
+		}
+		seen = &r->seen[r->nseen++];
+		seen->id = *id;
+		seen->delay = 0.005;
+	} else if (seen->delay < 1) {
+		seen->delay *= 2;
+	}
+	seen->retry = (ret == -ECONNREFUSED || ret == -ENOENT || ret == -ECONNRESET) &&
+		      !(kill(pid, 0) < 0 && errno == ESRCH);
+	seen->next_try = status_now() + seen->delay;
+}
+
+/* Every <pid>.sock of the session directory that is neither a source nor known dead. */
+static void scan(struct rec *r)
+{
+	struct dirent *de;
+	DIR *d = opendir(r->dir);
+
+	r->last_scan = status_now();
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[400], *end;
+		long pid = strtol(de->d_name, &end, 10);
+		struct rec_seen *seen;
+		struct rec_sock id;
+		struct stat st;
+		bool known = false;
+
+		if (end == de->d_name || strcmp(end, ".sock") || pid <= 0 || pid > INT32_MAX)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", r->dir, de->d_name);
+		if (stat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
+			continue;
+		id = (struct rec_sock){ .pid = (pid_t)pid, .ino = st.st_ino, .mtim = st.st_mtim };
+		for (int k = 0; k < r->nsrc && !known; k++)
+			known = sock_eq(&r->src[k]->id, &id);
+		seen = seen_find(r, &id);
+		if (known || (seen && (!seen->retry || status_now() < seen->next_try)))
+			continue;
+		try_socket(r, &id, path);
+	}
+	closedir(d);
+}
+
+/*
+ * New sockets: scan when inotify says the directory changed, when a
+ * socket refused us (it listens soon), and every second anyway (the
+ * fallback: no inotify, an overflowed queue). @force: now.
+ */
+static void discover(struct rec *r, bool force)
+{
+	bool due = force || status_now() - r->last_scan >= 1;
+
+	if (r->ino_fd >= 0) {
+		char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+
+		while (read(r->ino_fd, buf, sizeof(buf)) > 0)
+			due = true;
+	}
+	for (int i = 0; i < r->nseen && !due; i++)
+		due = r->seen[i].retry && status_now() >= r->seen[i].next_try;
+	if (due)
+		scan(r);
+}
+
 /* --- starting the command ----------------------------------------------------------------- */
 
 static pid_t start_child(struct rec *r, char **argv)
@@ -815,16 +1139,21 @@ static pid_t start_child(struct rec *r, char **argv)
 	pid = fork();
 	if (pid != 0)
 		return pid;
+	if (r->ino_fd >= 0)
+		close(r->ino_fd);
+	setrlimit(RLIMIT_NOFILE, &r->nofile);
 	setenv("EVTRACE_CONTROL", "1", 1);
+	/* every process of the tree serves its socket there, and only there */
+	setenv("EVTRACE_CONTROL_DIR", r->dir, 1);
 	{
 		char me[24];
 
-		/* only this process waits at exit for us, not the ones it starts */
+		/* only this process waits at exit for a consumer that has not come */
 		snprintf(me, sizeof(me), "%d", (int)getpid());
 		setenv("EVTRACE_CONTROL_AWAIT", me, 1);
-		/* its first event waits until our settings are in (wait_held(), RELEASE) */
-		setenv("EVTRACE_CONTROL_HOLD", me, 1);
 	}
+	/* every program of the tree: its first event waits until our settings are in */
+	setenv("EVTRACE_CONTROL_HOLD", "all", 1);
 	if (!getenv("EVTRACE_CONTROL_EXIT_WAIT"))
 		setenv("EVTRACE_CONTROL_EXIT_WAIT", "10", 1);
 	setenv("EVTRACE_EVENTS", r->nev ? events : "*", 1);
@@ -836,53 +1165,23 @@ static pid_t start_child(struct rec *r, char **argv)
 	_exit(127);
 }
 
-/* Wait for the child's socket; NULL if it exited first or never served one. */
-static struct ctl_client *connect_child(struct rec *r)
+/* --- one process: attach, end ---------------------------------------------------------- */
+
+/* Is the process behind @s gone (its connection closed)? */
+static bool src_gone(struct rec_src *s)
 {
-	double deadline = status_now() + 10;
+	struct ctl_ping ping;
 
-	while (!cmd_stop) {
-		struct ctl_client *c;
-		struct timespec ts = { 0, 5 * 1000 * 1000 };
-		int st;
-
-		if (ctl_connect_pid(r->child, &c) == 0)
-			return c;
-		if (waitpid(r->child, &st, WNOHANG) == r->child) {
-			r->child = 0;
-			cmd_error("record: the command exited before it served a control socket "
-				  "(is it linked with libevtrace?)");
-			return NULL;
-		}
-		if (status_now() > deadline) {
-			cmd_error("record: no control socket from process %d after 10 s (is it "
-				  "linked with libevtrace?)",
-				  (int)r->child);
-			return NULL;
-		}
-		nanosleep(&ts, NULL);
-	}
-	return NULL;
+	return !s->c || ctl_ping(s->c, &ping) < 0;
 }
 
 /*
- * The command parks at its first event (EVTRACE_CONTROL_HOLD): wait until it
- * is there (or will never be: it exits, the hold timed out), so that the
- * events its constructors registered are there to be set up. A program that
- * fires nothing has nothing to record yet.
+ * Set @s up: events, filters, triggers, its buffer taken and mapped.
+ * Return: 0, -1 an error that ends the record, -2 (a command's tree) the
+ * process went away meanwhile or cannot be recorded with the others: it is
+ * left out.
  */
-static void wait_held(struct ctl_client *c)
-{
-	while (!cmd_stop && ctl_hold_state(c) == 1) {
-		struct timespec ts = { 0, 2 * 1000 * 1000 };
-
-		nanosleep(&ts, NULL);
-	}
-}
-
-/* --- one process: attach, end ---------------------------------------------------------- */
-
-static int src_attach(struct rec *r, struct rec_src *s, const char *output)
+static int src_attach(struct rec *r, struct rec_src *s)
 {
 	int ret = 0;
 
@@ -891,10 +1190,10 @@ static int src_attach(struct rec *r, struct rec_src *s, const char *output)
 	 * was there belongs to no request of ours). A started command keeps
 	 * what its events wrote before we connected.
 	 */
-	if (!r->child)
+	if (!r->tree)
 		ctl_write(s->c, "trace", "", 0, CTL_WF_TRUNC, NULL, 0);
 	if (setup_events(r, s))
-		return -1;
+		return r->tree && src_gone(s) ? -2 : -1;
 	/* another consumer that is about to let go (a previous record) gets 2 s */
 	for (int i = 0; i < 100; i++) {
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
@@ -905,50 +1204,292 @@ static int src_attach(struct rec *r, struct rec_src *s, const char *output)
 		nanosleep(&ts, NULL);
 	}
 	if (ret) {
-		cmd_error("record: process %d: the ring buffer: %s%s",
+		if (r->tree && (ret == -ECONNRESET || ret == -EPIPE))
+			return -2;
+		cmd_error("record: process %d: the ring buffer: %s%s%s",
 			  (int)ctl_client_info(s->c)->pid, strerror(-ret),
-			  ret == -EBUSY ? " (another consumer has it)" : "");
-		return -1;
+			  ret == -EBUSY ? " (another consumer has it)" : "",
+			  r->tree ? ": it is not recorded" : "");
+		/* one process of a tree that another recorder has does not end the others' */
+		return r->tree ? -2 : -1;
 	}
 	ret = evt_ring_buffer_map(s->fd, &s->rb);
 	if (ret) {
 		cmd_error("record: mapping the ring buffer of %d: %s", (int)s->pid, strerror(-ret));
 		return -1;
 	}
-	if (!r->page_size)
-		r->page_size = s->bi.page_size;
-	if (s->bi.page_size != r->page_size || s->bi.nr_cpus == 0) {
-		cmd_error("record: process %d has pages of %u bytes, process %d of %u: one file "
-			  "cannot hold both",
-			  (int)s->pid, s->bi.page_size, (int)r->src[0].pid, r->page_size);
-		return -1;
+	{
+		struct stat st;
+
+		if (fstat(s->fd, &st) == 0) {
+			s->mem_dev = st.st_dev;
+			s->mem_ino = st.st_ino;
+		}
 	}
-	if (strcmp(s->bi.clock, r->src[0].bi.clock))
-		fprintf(stderr,
-			"evtrace: record: warning: process %d uses clock %s, process %d %s:"
-			" their time stamps do not compare\n",
-			(int)s->pid, s->bi.clock, (int)r->src[0].pid, r->src[0].bi.clock);
-	s->spool = calloc(s->bi.nr_cpus, sizeof(*s->spool));
-	s->spool_bytes = calloc(s->bi.nr_cpus, sizeof(*s->spool_bytes));
+	s->spool = calloc(s->bi.nr_cpus ? s->bi.nr_cpus : 1, sizeof(*s->spool));
+	s->spool_bytes = calloc(s->bi.nr_cpus ? s->bi.nr_cpus : 1, sizeof(*s->spool_bytes));
 	if (!s->spool || !s->spool_bytes)
 		return -1;
 	for (unsigned int cpu = 0; cpu < s->bi.nr_cpus; cpu++)
-		s->spool[cpu] = -1;
-	for (unsigned int cpu = 0; cpu < s->bi.nr_cpus; cpu++) {
-		s->spool[cpu] = spool_open(output);
-		if (s->spool[cpu] < 0) {
-			cmd_error("record: a spool file: %s", strerror(errno));
+		s->spool[cpu] = -1; /* opened at its first page (drain()) */
+	if (!r->first) {
+		r->page_size = s->bi.page_size;
+		free(r->page);
+		r->page = malloc(r->page_size ? r->page_size : 1);
+		if (!r->page)
 			return -1;
+	}
+	if (s->bi.page_size != r->page_size || s->bi.nr_cpus == 0) {
+		cmd_error("record: process %d has pages of %u bytes, process %d of %u: one file "
+			  "cannot hold both%s",
+			  (int)s->pid, s->bi.page_size, r->first ? (int)r->first->pid : 0,
+			  r->page_size, r->tree ? ": it is not recorded" : "");
+		return r->tree ? -2 : -1;
+	}
+	if (r->first && strcmp(s->bi.clock, r->first->bi.clock))
+		fprintf(stderr,
+			"evtrace: record: warning: process %d uses clock %s, process %d %s:"
+			" their time stamps do not compare\n",
+			(int)s->pid, s->bi.clock, (int)r->first->pid, r->first->bi.clock);
+	if (fetch_meta(s))
+		return r->tree && src_gone(s) ? -2 : -1;
+	if (!r->first)
+		r->first = s;
+	s->attached = true;
+	return 0;
+}
+
+/* "tid comm" of every thread of process @pid, in @s->names if not there yet. */
+static void add_names(struct rec_src *s, pid_t pid)
+{
+	struct dirent *de;
+	char path[300];
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		long tid = strtol(de->d_name, NULL, 10);
+		char comm[64] = "", key[32], nkey[34], *nn;
+		size_t len = s->names ? strlen(s->names) : 0;
+		FILE *f;
+
+		if (tid <= 0)
+			continue;
+		snprintf(key, sizeof(key), "%ld ", tid);
+		snprintf(nkey, sizeof(nkey), "\n%s", key);
+		if (s->names && (!strncmp(s->names, key, strlen(key)) || strstr(s->names, nkey)))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/comm", (int)pid, tid);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+		comm[strcspn(comm, "\n")] = '\0';
+		if (!comm[0])
+			continue;
+		nn = realloc(s->names, len + strlen(key) + strlen(comm) + 2);
+		if (!nn)
+			break;
+		s->names = nn;
+		sprintf(s->names + len, "%s%s\n", key, comm);
+	}
+	closedir(d);
+}
+
+/*
+ * The processes other than @s's own that map its buffer (its memfd, by the
+ * device and inode /proc/PID/maps shows): fork() children of it that did
+ * not exec, which write into it. Their threads' names are added to
+ * @s->names (its saved_cmdlines has only its own). Return: how many.
+ */
+struct rec_proc {
+	pid_t pid, ppid;
+};
+
+static int proc_cmp(const void *a, const void *b)
+{
+	const struct rec_proc *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Every process and its parent (/proc/PID/stat), sorted by pid; malloc'd. */
+static int proc_table(struct rec_proc **tp)
+{
+	struct rec_proc *t = NULL;
+	struct dirent *de;
+	int n = 0, cap = 0;
+	DIR *d = opendir("/proc");
+
+	*tp = NULL;
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		long pid = strtol(de->d_name, NULL, 10), ppid;
+		char path[64], buf[512], *rp;
+		ssize_t len;
+		int fd;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		/* "pid (comm) S ppid ...": the comm may hold anything, the last ')' ends it */
+		rp = strrchr(buf, ')');
+		if (!rp || sscanf(rp + 1, " %*c %ld", &ppid) != 1)
+			continue;
+		if (n == cap) {
+			struct rec_proc *nt =
+				realloc(t, (size_t)(cap ? cap * 2 : 256) * sizeof(*nt));
+
+			if (!nt)
+				break;
+			t = nt;
+			cap = cap ? cap * 2 : 256;
+		}
+		t[n].pid = (pid_t)pid;
+		t[n].ppid = (pid_t)ppid;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(t, (size_t)n, sizeof(*t), proc_cmp);
+	*tp = t;
+	return n;
+}
+
+/* Is @pid @s's process or one that was found sharing its buffer? */
+static bool share_root(const struct rec_src *s, pid_t pid)
+{
+	if (pid == s->pid)
+		return true;
+	for (int i = 0; i < s->nshpids; i++)
+		if (s->shpids[i] == pid)
+			return true;
+	return false;
+}
+
+/* Does process @pid map @s's memfd (/proc/PID/maps)? */
+static bool maps_buffer(const struct rec_src *s, pid_t pid)
+{
+	char path[64], line[600];
+	bool maps = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!maps && fgets(line, sizeof(line), f)) {
+		unsigned int maj, min;
+		unsigned long ino;
+
+		if (sscanf(line, "%*x-%*x %*s %*x %x:%x %lu", &maj, &min, &ino) == 3 &&
+		    ino == (unsigned long)s->mem_ino && maj == major(s->mem_dev) &&
+		    min == minor(s->mem_dev))
+			maps = true;
+	}
+	fclose(f);
+	return maps;
+}
+
+static int sharers(struct rec *r, struct rec_src *s)
+{
+	struct rec_proc *t;
+	int n = 0, np;
+
+	(void)r;
+	if (!s->mem_ino)
+		return 0;
+	/*
+	 * Only the descendants of the process, or of one found sharing before
+	 * (its parent may have ended since: it was reparented), are looked at:
+	 * not every process's maps.
+	 */
+	np = proc_table(&t);
+	for (int i = 0; i < np; i++) {
+		struct rec_proc key = { .ppid = 0 }, *p = &t[i];
+		bool below = false;
+
+		if (p->pid == s->pid || p->pid == getpid())
+			continue;
+		for (int depth = 0; depth < 64 && p && p->ppid > 1 && !below; depth++) {
+			below = share_root(s, p->ppid);
+			key.pid = p->ppid;
+			p = bsearch(&key, t, (size_t)np, sizeof(*t), proc_cmp);
+		}
+		if (!below && !share_root(s, t[i].pid))
+			continue;
+		if (!maps_buffer(s, t[i].pid))
+			continue;
+		n++;
+		add_names(s, t[i].pid);
+		if (!share_root(s, t[i].pid)) {
+			pid_t *ns = realloc(s->shpids, (size_t)(s->nshpids + 1) * sizeof(*ns));
+
+			if (ns) {
+				s->shpids = ns;
+				s->shpids[s->nshpids++] = t[i].pid;
+			}
 		}
 	}
-	return fetch_meta(s) ? -1 : 0;
+	free(t);
+	return n;
 }
+
+static int src_unmap(struct rec *r, struct rec_src *s);
 
 /*
  * The end of one process: the last pages, the names once more, what we
  * set undone, the buffer given back (an exiting process goes on).
  */
 static int src_finish(struct rec *r, struct rec_src *s)
+{
+	int shared;
+	long got;
+
+	while ((got = drain(r, s)) > 0)
+		;
+	if (got < 0) {
+		cmd_error("record: reading the buffer of %d: %s", (int)s->pid, strerror((int)-got));
+		return -1;
+	}
+	/*
+	 * Its fork() children (no exec) that write into this buffer, looked for
+	 * while it still waits for us in exit(): one that waits for it to end
+	 * cannot have ended yet (and its name is taken now).
+	 */
+	shared = r->tree && !cmd_stop ? sharers(r, s) : 0;
+	if (s->c) {
+		fetch_meta(s);
+		undo(s);
+		ctl_put_buffer(s->c);
+		ctl_close(s->c);
+		s->c = NULL;
+	}
+	/* go on draining it until none is left (a command's tree; not after Ctrl-C) */
+	if (shared > 0) {
+		s->state = SRC_SHARED;
+		s->last_ping = status_now();
+		return 0;
+	}
+	return src_unmap(r, s);
+}
+
+/* The last pages of an ended source's buffer, then the buffer let go. */
+static int src_unmap(struct rec *r, struct rec_src *s)
 {
 	long got;
 
@@ -958,15 +1499,37 @@ static int src_finish(struct rec *r, struct rec_src *s)
 		cmd_error("record: reading the buffer of %d: %s", (int)s->pid, strerror((int)-got));
 		return -1;
 	}
+	/*
+	 * Its pages are in the spools: let the buffer go (a big tree's ended
+	 * processes would otherwise keep all their buffers' memory alive).
+	 */
+	if (s->rb) {
+		s->lost_at_end =
+			evt_ring_buffer_dropped_events(s->rb) + evt_ring_buffer_overruns(s->rb);
+		evt_ring_buffer_free(s->rb);
+		s->rb = NULL;
+	}
+	if (s->fd >= 0) {
+		close(s->fd);
+		s->fd = -1;
+	}
+	s->state = SRC_DONE;
+	return 0;
+}
+
+/* A process left out (gone before it was set up, or not recordable with the others). */
+static void src_drop(struct rec_src *s)
+{
 	if (s->c) {
-		fetch_meta(s);
-		undo(s);
-		ctl_put_buffer(s->c);
-		ctl_close(s->c);
+		ctl_release(s->c); /* harmless when it is not held */
+		ctl_close(s->c);   /* gives the buffer back if it had been taken */
 		s->c = NULL;
 	}
-	s->done = true;
-	return 0;
+	if (s->rb) {
+		evt_ring_buffer_free(s->rb);
+		s->rb = NULL;
+	}
+	s->state = SRC_DONE;
 }
 
 static void src_free(struct rec_src *s)
@@ -987,38 +1550,108 @@ static void src_free(struct rec_src *s)
 	free(s->idmap);
 	free_fmts(s->fmts, s->nfmts);
 	free(s->cmdlines);
+	free(s->names);
+	free(s->shpids);
 	free(s->clock_list);
+	free(s);
 }
 
 /* --- main ---------------------------------------------------------------------------- */
 
+/*
+ * A source waiting for the hold: once its program is parked at its first
+ * event (its constructors registered their events by then) or will not
+ * park (it exits, the hold timed out, it was not held), set it up and
+ * release it. Return: 1 still waiting, 0 set up or dropped, -1 an error.
+ */
+static int src_wait(struct rec *r, struct rec_src *s, bool stop)
+{
+	int h = stop ? -1 : ctl_hold_state(s->c), ret;
+
+	if (h == 1)
+		return 1;
+	if (h < 0) { /* gone, or Ctrl-C before it was set up: nothing of it is recorded */
+		src_drop(s);
+		return 0;
+	}
+	ret = src_attach(r, s);
+	/* set up or not, it must not wait for the hold's timeout */
+	if (s->c)
+		ctl_release(s->c);
+	if (ret == -2) {
+		src_drop(s);
+		return 0;
+	}
+	if (ret)
+		return -1;
+	s->state = SRC_ACTIVE;
+	return 0;
+}
+
 static int record_loop(struct rec *r)
 {
 	double last_meta = status_now();
-	long idle_ms = 1;
-	int left = r->nsrc;
+	long idle_ms = 1, wait_ms = 1;
 
-	while (left > 0) {
-		struct timespec ts = { 0, idle_ms * 1000 * 1000 };
-		bool stop = cmd_stop != 0, meta = false;
+	for (;;) {
+		bool stop = cmd_stop != 0, meta = false, waiting = false;
 		long got = 0;
-		int st;
+		int live = 0, st, nsrc = r->nsrc;
 
+		if (r->tree)
+			discover(r, false);
 		if (r->child && waitpid(r->child, &st, WNOHANG) == r->child) {
+			/* the command is gone: what it started and did not see yet, now */
 			r->child = 0;
-			stop = true;
+			meta = true;
+			if (r->tree)
+				discover(r, true);
 		}
 		if (status_now() - last_meta >= 1) {
 			last_meta = status_now();
 			meta = true;
 		}
+		if (r->nsrc != nsrc)
+			wait_ms = 1; /* a new process: look at its hold soon */
 		for (int k = 0; k < r->nsrc; k++) {
-			struct rec_src *s = &r->src[k];
+			struct rec_src *s = r->src[k];
 			bool end = stop;
 			long n;
 
-			if (s->done)
+			if (s->state == SRC_DONE)
 				continue;
+			if (s->state == SRC_SHARED) {
+				/* its fork() children: drained until none maps the buffer */
+				n = drain(r, s);
+				if (n < 0) {
+					cmd_error("record: reading the buffer of %d: %s",
+						  (int)s->pid, strerror((int)-n));
+					return -1;
+				}
+				got += n;
+				if (stop || (status_now() - s->last_ping >= 0.05 &&
+					     (s->last_ping = status_now(), sharers(r, s) == 0))) {
+					if (src_unmap(r, s))
+						return -1;
+				} else {
+					live++;
+				}
+				continue;
+			}
+			if (s->state == SRC_WAIT) {
+				int w = src_wait(r, s, stop);
+
+				if (w < 0)
+					return -1;
+				if (w > 0) {
+					waiting = true;
+					live++;
+					continue;
+				}
+				if (s->state != SRC_ACTIVE)
+					continue;
+				got++; /* set up: round again at once */
+			}
 			n = drain(r, s);
 			if (n < 0) {
 				cmd_error("record: reading the buffer of %d: %s", (int)s->pid,
@@ -1026,14 +1659,23 @@ static int record_loop(struct rec *r)
 				return -1;
 			}
 			got += n;
-			if (meta || stop) {
+			/*
+			 * Is it exiting (waiting for us in exit())? Asked every 20 ms:
+			 * an exiting process waits until we let go of its buffer.
+			 */
+			if (meta || stop || status_now() - s->last_ping >= 0.02) {
 				struct ctl_ping ping;
 
+				s->last_ping = status_now();
 				if (s->c && ctl_ping(s->c, &ping) == 0) {
-					if (ping.exiting)
+					if (ping.exiting) {
 						end = true; /* it waits for us in exit() */
-					else
+					} else if (meta) {
 						fetch_cmdlines(s);
+						/* the names of its fork() children while they live */
+						if (r->tree)
+							sharers(r, s);
+					}
 				} else if (s->c) {
 					/* gone: what is mapped is still ours to drain */
 					ctl_close(s->c);
@@ -1044,24 +1686,51 @@ static int record_loop(struct rec *r)
 			if (end) {
 				if (src_finish(r, s))
 					return -1;
-				left--;
+				if (s->state == SRC_SHARED)
+					live++;
+			} else {
+				live++;
 			}
 		}
 		status(r, false);
 		/*
-		 * Nothing came: sleep, 1 ms after a busy round, twice as long after
-		 * each idle one, up to REC_POLL_MS. A buffer that fills in tens of
-		 * milliseconds under a flood is read every millisecond or so.
+		 * The end: Ctrl-C; every process ended (-p); a command's tree: the
+		 * command exited and every process of it we know of ended.
 		 */
-		if (left > 0 && got == 0) {
-			nanosleep(&ts, NULL);
+		if (stop || (live == 0 && (!r->tree || r->child == 0)))
+			break;
+		/*
+		 * Nothing came: sleep, 1 ms after a busy round, twice as long after
+		 * each idle one, up to REC_POLL_MS (4 ms while a process is to be
+		 * set up: it waits for us). A buffer that fills in tens of
+		 * milliseconds under a flood is read every millisecond or so. A
+		 * new socket in the session directory wakes us at once.
+		 */
+		if (got == 0) {
+			struct pollfd p = { .fd = r->ino_fd, .events = POLLIN };
+			long ms = waiting && wait_ms < idle_ms ? wait_ms : idle_ms;
+
+			poll(&p, r->ino_fd >= 0 ? 1 : 0, (int)ms);
 			if (idle_ms < REC_POLL_MS)
 				idle_ms *= 2;
+			if (waiting && wait_ms < 4)
+				wait_ms *= 2;
 		} else {
 			idle_ms = 1;
 		}
 	}
 	return 0;
+}
+
+/* A -f/-T whose event no process of the tree had: said, not an error (it may not have run). */
+static void rec_unmatched(const struct rec *r)
+{
+	for (int i = 0; r->tree && i < r->nev; i++)
+		if (!r->matched[i] && (r->ev[i].filter || r->ev[i].ntrig))
+			fprintf(stderr,
+				"evtrace: record: warning: no process had an event matching '%s': "
+				"its filter and triggers were never set\n",
+				r->ev[i].spec);
 }
 
 int cmd_record(int argc, char **argv)
@@ -1079,6 +1748,7 @@ int cmd_record(int argc, char **argv)
 	};
 	struct rec *r = calloc(1, sizeof(*r));
 	int opt, fd, ret = 1, child_st = 0;
+	bool written = false;
 
 	if (!r)
 		return 1;
@@ -1149,85 +1819,132 @@ int cmd_record(int argc, char **argv)
 			cmd_error("record: one event per -e, not '%s'", r->ev[i].spec);
 			goto usage;
 		}
-	/* fail early on an output we cannot write */
-	fd = open(r->output, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	/* fail early on an output we cannot write (and know whether it is ours to remove) */
+	fd = open(r->output, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		r->output_created = true;
+	else if (errno == EEXIST)
+		fd = open(r->output, O_WRONLY | O_CLOEXEC);
 	if (fd < 0) {
 		cmd_error("record: %s: %s", r->output, strerror(errno));
 		free(r);
 		return 1;
 	}
 	close(fd);
+	r->ino_fd = -1;
 	r->status_on = r->quiet ? 0 : isatty(STDERR_FILENO) ? 1 : r->stats ? 2 : 0;
 	cmd_catch_signals();
 
 	if (r->npids) {
 		for (int i = 0; i < r->npids; i++) {
-			struct rec_src *s = &r->src[r->nsrc];
+			struct rec_src *s = src_new(r, r->pids[i]);
 
-			s->fd = -1;
-			s->pid = r->pids[i];
+			if (!s)
+				goto out;
 			s->c = cmd_ctl_connect(s->pid);
-			r->nsrc++;
 			if (!s->c)
 				goto out;
 		}
+		for (int k = 0; k < r->nsrc; k++) {
+			if (src_attach(r, r->src[k]))
+				goto out;
+			r->src[k]->state = SRC_ACTIVE;
+		}
 	} else {
+		int err;
+
+		r->tree = true;
+		/*
+		 * Each process recorded keeps a spool file per CPU it wrote on
+		 * until the end: as many descriptors as we may have.
+		 */
+		if (getrlimit(RLIMIT_NOFILE, &r->nofile) == 0) {
+			struct rlimit more = r->nofile;
+
+			more.rlim_cur = more.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &more);
+		}
+		err = session_dir(r);
+		if (err) {
+			cmd_error("record: a socket directory for the command: %s", strerror(-err));
+			goto out;
+		}
+		r->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		if (r->ino_fd >= 0 &&
+		    inotify_add_watch(r->ino_fd, r->dir, IN_CREATE | IN_ATTRIB | IN_MOVED_TO) < 0) {
+			close(r->ino_fd);
+			r->ino_fd = -1; /* the rescan every second does it */
+		}
 		r->child = start_child(r, argv + optind);
 		if (r->child < 0) {
 			cmd_error("record: fork: %s", strerror(errno));
 			r->child = 0;
 			goto out;
 		}
-		r->src[0].fd = -1;
-		r->src[0].pid = r->child;
-		r->src[0].c = connect_child(r);
-		r->nsrc = 1;
-		if (!r->src[0].c)
-			goto out;
-		wait_held(r->src[0].c);
 	}
-	for (int k = 0; k < r->nsrc; k++)
-		if (src_attach(r, &r->src[k], r->output)) {
-			if (r->child && r->src[0].c)
-				ctl_release(r->src[0].c);
-			goto out;
-		}
-	/* everything is set and the buffer is ours: the command goes on */
-	if (r->child && r->src[0].c)
-		ctl_release(r->src[0].c);
-	r->page = malloc(r->page_size);
-	if (!r->page)
-		goto out;
 	r->start = r->last_status = status_now();
 	ret = record_loop(r) ? 1 : 0;
-	status(r, true);
+	if (!ret && !r->first) {
+		/* nothing of the tree served a socket: no file, rather than one that is wrong */
+		if (r->nsrc)
+			cmd_error("record: %d process%s of the command served a control socket "
+				  "but ended before it could be set up: nothing recorded, %s %s",
+				  r->nsrc, r->nsrc > 1 ? "es" : "", r->output,
+				  r->output_created ? "not written" : "left as it was");
+		else
+			cmd_error("record: no process of the command served a control socket (is "
+				  "it linked with libevtrace?): nothing recorded, %s %s",
+				  r->output, r->output_created ? "not written" : "left as it was");
+		ret = 1;
+	}
+	if (r->first)
+		status(r, true);
 	if (!ret) {
 		int w = write_output(r);
 
 		if (w) {
-			cmd_error("record: writing %s: %s", r->output, strerror(-w));
+			cmd_error("record: writing %s: %s (removed)", r->output, strerror(-w));
+			unlink(r->output);
+			r->output_created = false;
 			ret = 1;
-		} else if (!r->quiet) {
+		} else {
+			written = true;
+			rec_unmatched(r);
+		}
+		if (written && !r->quiet) {
 			unsigned int ncpus = 0;
+			int nproc = 0;
 
-			for (int k = 0; k < r->nsrc; k++)
-				ncpus += r->src[k].bi.nr_cpus;
+			for (int k = 0; k < r->nsrc; k++) {
+				if (r->src[k]->in_file)
+					ncpus += r->src[k]->bi.nr_cpus;
+				if (r->src[k]->attached)
+					nproc++;
+			}
 			fprintf(stderr,
 				"evtrace: record: %s: %llu events of %d process%s on %u CPUs, "
 				"%llu lost\n",
-				r->output, (unsigned long long)r->records, r->nsrc,
-				r->nsrc > 1 ? "es" : "", ncpus, (unsigned long long)losses(r));
+				r->output, (unsigned long long)r->records, nproc,
+				nproc > 1 ? "es" : "", ncpus, (unsigned long long)losses(r));
 		}
 	}
 out:
+	/* an error before the file was written: the empty file we made goes */
+	if (!written && r->output_created)
+		unlink(r->output);
 	for (int k = 0; k < r->nsrc; k++)
-		src_free(&r->src[k]);
+		src_free(r->src[k]);
+	free(r->src);
+	free(r->seen);
 	if (r->child > 0) {
 		/* Ctrl-C reached the command too (same terminal); else tell it */
 		if (cmd_stop)
 			kill(r->child, SIGINT);
 		waitpid(r->child, &child_st, 0);
 	}
+	if (r->ino_fd >= 0)
+		close(r->ino_fd);
+	session_dir_remove(r);
 	free(r->page);
 	free(r);
 	return ret;

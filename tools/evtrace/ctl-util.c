@@ -7,6 +7,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -35,39 +37,58 @@ static int pid_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int cmd_ctl_pids(pid_t **pidsp)
+/* The live pids of the <pid>.sock files of @dir; with @sessions, of its record-* too. */
+static void scan_dir(const char *dir, bool sessions, pid_t **pids, int *n, int *cap)
 {
-	char dir[256];
 	struct dirent *de;
-	pid_t *pids = NULL;
-	int n = 0, cap = 0;
-	DIR *d;
+	DIR *d = opendir(dir);
 
-	*pidsp = NULL;
-	if (ctl_socket_dir(dir, sizeof(dir)))
-		return 0;
-	d = opendir(dir);
 	if (!d)
-		return 0;
+		return;
 	while ((de = readdir(d))) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
+		if (sessions && !strncmp(de->d_name, "record-", 7)) {
+			/* the processes of a command `evtrace record` runs (docs/control.md) */
+			char sub[600];
+
+			snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+			scan_dir(sub, false, pids, n, cap);
+			continue;
+		}
 		if (end == de->d_name || strcmp(end, ".sock") || pid <= 0)
 			continue;
 		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
 			continue; /* stale: the next endpoint to start removes it */
-		if (n == cap) {
-			pid_t *np = realloc(pids, (size_t)(cap ? cap * 2 : 16) * sizeof(*np));
+		for (int i = 0; i < *n; i++)
+			if ((*pids)[i] == (pid_t)pid)
+				pid = 0;
+		if (!pid)
+			continue;
+		if (*n == *cap) {
+			pid_t *np = realloc(*pids, (size_t)(*cap ? *cap * 2 : 16) * sizeof(*np));
 
 			if (!np)
 				break;
-			pids = np;
-			cap = cap ? cap * 2 : 16;
+			*pids = np;
+			*cap = *cap ? *cap * 2 : 16;
 		}
-		pids[n++] = (pid_t)pid;
+		(*pids)[(*n)++] = (pid_t)pid;
 	}
 	closedir(d);
+}
+
+int cmd_ctl_pids(pid_t **pidsp)
+{
+	char dir[256];
+	pid_t *pids = NULL;
+	int n = 0, cap = 0;
+
+	*pidsp = NULL;
+	if (ctl_socket_dir(dir, sizeof(dir)))
+		return 0;
+	scan_dir(dir, true, &pids, &n, &cap);
 	if (n)
 		qsort(pids, (size_t)n, sizeof(*pids), pid_cmp);
 	*pidsp = pids;
