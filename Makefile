@@ -51,9 +51,9 @@ fuzz: deps
 	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL bash tests/check.sh --fuzz
 
 # The examples (events-demo also prints a hist trigger's table), then events-demo's trace as a
-# trace.dat file: `evtrace report` prints its head,
-# `evtrace export` makes the Perfetto/Chrome JSON. (Until `evtrace record` lands, events-demo
-# writes the file itself, with evt_tracedat_write_file(); then: evtrace record -o FILE -- PROG.)
+# trace.dat file (written in-process, with evt_tracedat_write_file()): `evtrace report` prints
+# its head, `evtrace export` makes the Perfetto/Chrome JSON; then record-demo recorded from
+# outside with `evtrace record`, and latency-demo's onmatch() latency histogram.
 DEMO_DAT = $(BUILD)/events-demo.dat
 DEMO_JSON = $(BUILD)/events-demo.json
 REC_DAT = $(BUILD)/record-demo.dat
@@ -127,7 +127,8 @@ clean:
 
 help:
 	@echo "make                 library, tests, examples, benchmarks in $(BUILD)/"
-	@echo "make demo            build, run examples/rb-demo and events-demo, record record-demo"
+	@echo "make demo            build, run examples/rb-demo and events-demo, record record-demo,"
+	@echo "                     run latency-demo"
 	@echo "make check           every stage: default build, aarch64 cross build, ASan+UBSan,"
 	@echo "                     TSan, libFuzzer"
 	@echo "                     (as root, installs missing Debian packages first: make deps)"
@@ -137,5 +138,8 @@ help:
 	@echo "make bench           Release build in $(BUILD)-bench/, run every benchmark"
 	@echo "make install         to PREFIX=$(PREFIX), DESTDIR honoured; make uninstall"
 	@echo "make format          clang-format -i on src include tests examples bench"
+	@echo "make format-check    what make format would change, changing nothing"
+	@echo "make deps            check (as root: install) the Debian packages of tests/deps.sh"
+	@echo "make configure       run cmake again in $(BUILD)/ (PREFIX, CMAKE_ARGS)"
 	@echo "make clean           remove $(BUILD)/ and its -asan -tsan -fuzz -bench -aarch64 siblings"
 	@echo "Variables: BUILD JOBS PREFIX CMAKE_ARGS STRESS_SECONDS STRESS_TREES LOOPS FUZZ_SECONDS"

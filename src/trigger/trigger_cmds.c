@@ -22,6 +22,9 @@ static int onoff_parse(struct trigger_data *td, char *param)
 	/* the kernel's event_trigger_parse_num() reads up to the next ':' only */
 	if (extra)
 		*extra = '\0';
+	/* '!traceoff:count=1', as the trigger file prints it: the kernel ignores a removal's count */
+	if (td->remove)
+		return 0;
 	return trigger_parse_count(param, &td->count);
 }
 
@@ -148,7 +151,8 @@ static int enable_parse(struct trigger_data *td, char *param)
 	count = strchr(name, ':');
 	if (count)
 		*count++ = '\0';
-	ret = trigger_parse_count(count, &td->count);
+	/* as onoff_parse(): a removal's count is not read (the kernel unregisters first) */
+	ret = td->remove ? 0 : trigger_parse_count(count, &td->count);
 	if (ret)
 		return ret;
 	ev = event_find_locked(sys, name);

@@ -46,15 +46,12 @@ static bool selected(int argc, char **argv, const char *sys, const char *ev)
 	return false;
 }
 
-/* Has the hist text any line that is not a comment or blank? */
+/* Has the hist text an entry? Entries are the lines "{ key: value } hitcount: ..." (Totals not). */
 static bool has_entries(const char *text)
 {
-	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		size_t len = strcspn(l, "\n");
-
-		if (len && *l != '#' && strspn(l, " \t") < len && strncmp(l, "Totals:", 7))
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (*l == '{')
 			return true;
-	}
 	return false;
 }
 
@@ -115,7 +112,8 @@ int cmd_hist(int argc, char **argv)
 				continue;
 			}
 			files++;
-			if (all || has_entries(text)) {
+			/* an empty file: the event has no histogram at all, even for -a */
+			if (*text && (all || has_entries(text))) {
 				printf("%s==> %s:%s (%s) <==\n", printed ? "\n" : "", sys.v[i],
 				       ev.v[j], path);
 				fputs(text, stdout);

@@ -35,7 +35,56 @@ static int put(struct ctl_client *c, const char *path, const char *data, unsigne
 	return 0;
 }
 
-/* Remove each trigger of @dir/trigger: "!" + the command, as the kernel wants. */
+/*
+ * The removal command of a line of a trigger file: "!" + the line, without the " [active]" or
+ * " [paused]" a hist trigger shows. The whole line, because a hist trigger is removed only by
+ * one with the same filter (a count is not read on removal). A hist line's sort keys print
+ * with their key's modifier ("sort=usecs.log2"), which the parser, like the kernel's, only
+ * takes as ".ascending"/".descending": those others are dropped.
+ */
+static int removal_cmd(const char *line, char *cmd, size_t size)
+{
+	static const char *const states[] = { " [active]", " [paused]" };
+	size_t len = strlen(line), o = 0;
+	const char *sort = NULL, *sort_end = NULL;
+
+	for (size_t i = 0; i < 2; i++) {
+		size_t sl = strlen(states[i]);
+
+		if (len >= sl && !strcmp(line + len - sl, states[i]))
+			len -= sl;
+	}
+	if (!strncmp(line, "hist:", 5)) {
+		sort = strstr(line, ":sort=");
+		if (sort && sort < line + len) {
+			sort += 6;
+			sort_end = sort + strcspn(sort, ": ");
+		} else {
+			sort = NULL;
+		}
+	}
+	if (size < 2)
+		return -1;
+	cmd[o++] = '!';
+	for (size_t i = 0; i < len; i++) {
+		if (sort && line + i >= sort && line + i < sort_end && line[i] == '.') {
+			size_t m = strcspn(line + i, ",: ");
+
+			if ((m != 10 || strncmp(line + i, ".ascending", 10)) &&
+			    (m != 11 || strncmp(line + i, ".descending", 11))) {
+				i += m - 1; /* a key's modifier: not a sort modifier */
+				continue;
+			}
+		}
+		if (o + 1 >= size)
+			return -1;
+		cmd[o++] = line[i];
+	}
+	cmd[o] = '\0';
+	return 0;
+}
+
+/* Remove each trigger of @dir/trigger: its removal command (removal_cmd()). */
 static int clear_triggers(struct ctl_client *c, const char *dir)
 {
 	char path[1024], *text = NULL;
@@ -47,13 +96,15 @@ static int clear_triggers(struct ctl_client *c, const char *dir)
 		return 0;
 	}
 	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
-		char cmd[4200];
-		size_t len = strcspn(l, " ");
+		char cmd[8192];
 
 		if (*l == '#' || !*l)
 			continue;
-		/* "traceon:count=3 if x" style lines: the command and its count */
-		snprintf(cmd, sizeof(cmd), "!%.*s", (int)len, l);
+		if (removal_cmd(l, cmd, sizeof(cmd))) {
+			cmd_error("reset: %s: a trigger line too long to remove", path);
+			status = 1;
+			continue;
+		}
 		status |= put(c, path, cmd, CTL_WF_APPEND);
 	}
 	free(text);
@@ -115,6 +166,11 @@ int cmd_reset(int argc, char **argv)
 		}
 	}
 	cmd_names_free(&sys);
+	/*
+	 * Again: an event an enable_event trigger turned on stays on once its trigger is gone
+	 * (soft mode ends with the event enabled, as in the kernel).
+	 */
+	status |= put(c, "set_event", "", CTL_WF_TRUNC);
 	status |= put(c, "trace", "", CTL_WF_TRUNC);
 	status |= put(c, "tracing_on", "1", CTL_WF_TRUNC);
 	ctl_close(c);

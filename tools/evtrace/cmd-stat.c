@@ -90,6 +90,18 @@ int cmd_stat(int argc, char **argv)
 	c = cmd_ctl_connect(pid);
 	if (!c)
 		return 1;
+	if (inst) {
+		int ret;
+
+		snprintf(path, sizeof(path), "instances/%s", inst);
+		ret = ctl_stat(c, path, NULL);
+		if (ret) {
+			cmd_error("stat: instance '%s' of process %d: %s", inst,
+				  (int)ctl_client_info(c)->pid, strerror(-ret));
+			ctl_close(c);
+			return 1;
+		}
+	}
 	snprintf(path, sizeof(path), "%stracing_on", prefix);
 	t = read_or_empty(c, path);
 	printf("process %d (%s)%s%s: tracing_on %c", (int)ctl_client_info(c)->pid,

@@ -16,7 +16,7 @@
 
 static void write_usage(FILE *f)
 {
-	fprintf(f, "usage: evtrace write [-p PID] [-a] [-n] PATH DATA...\n"
+	fprintf(f, "usage: evtrace write [-p PID] [-a] [-n] PATH [DATA...]\n"
 		   "Write DATA (the words joined by spaces, then a newline) to PATH of a traced\n"
 		   "process's tracing tree, as `echo DATA > PATH` does.\n"
 		   "  -p, --pid PID      the process (default: the only one traced)\n"
