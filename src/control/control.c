@@ -439,6 +439,26 @@ static int check_stop(struct conn_ctx *cx, int timeout_ms)
 }
 
 /*
+ * Is tracing off in the instance of the stream file @path ("trace_pipe",
+ * "per_cpu/cpu0/trace_pipe_raw", "instances/NAME/...")? A blocking read of
+ * trace_pipe gives end of file when it is and something was read (the
+ * kernel's tracing_wait_pipe()); a stream reads without blocking, which
+ * answers "nothing now" first, so do_read() asks here.
+ */
+static bool stream_tracing_off(const char *path)
+{
+	const char *end = NULL;
+	char p[CTL_PATH_MAX + 16], v[4];
+	ssize_t n;
+
+	if (!strncmp(path, "instances/", 10))
+		end = strchr(path + 10, '/');
+	snprintf(p, sizeof(p), "%.*stracing_on", end ? (int)(end - path + 1) : 0, path);
+	n = evt_tracefs_read(NULL, p, v, sizeof(v), 0);
+	return n > 0 && v[0] == '0';
+}
+
+/*
  * READ (non-blocking, to the end of the file or @max bytes) and STREAM
  * (blocking, until the file ends, the client sends STOP or goes away).
  */
@@ -489,7 +509,10 @@ static int do_read(struct conn_ctx *cx, const struct ctl_request *req)
 			status = (int)n;
 			break;
 		}
-		/* Stream, nothing now: wait a little for records, or for the client. */
+		/* Stream, nothing now: the end if tracing is off and something went out */
+		if (total && stream_tracing_off(req->path))
+			break;
+		/* else wait a little for records, or for the client */
 		ret = check_stop(cx, 20);
 		if (ret < 0)
 			goto out;

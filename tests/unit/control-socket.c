@@ -153,6 +153,30 @@ int main(void)
 	T_ASSERT(n > 0 && buf[0] == '1');
 	free(buf);
 
+	/*
+	 * tracing off ends a stream that read something, as the kernel's trace_pipe gives end of
+	 * file then; one that read nothing goes on waiting (`cat trace_pipe` before tracing on)
+	 */
+	T_ASSERT_OK(ctl_connect_pid(getpid(), &c2));
+	T_ASSERT_OK(ctl_stream_open(c2, "trace_pipe"));
+	trace_ctl_tick(1, 100);
+	{
+		char sbuf[8192];
+
+		n = ctl_stream_read(c2, sbuf, sizeof(sbuf), 10000);
+		T_ASSERT(n > 0);
+		T_ASSERT_EQ(ctl_write(c, "tracing_on", "0", 1, 0, NULL, 0), 1);
+		while ((n = ctl_stream_read(c2, sbuf, sizeof(sbuf), 10000)) > 0)
+			;
+		T_ASSERT_EQ(n, 0); /* the end, not a timeout; the connection serves again */
+		T_ASSERT_OK(ctl_stream_open(c2, "trace_pipe")); /* nothing read yet: waits */
+		T_ASSERT_EQ(ctl_stream_read(c2, sbuf, sizeof(sbuf), 300), -EAGAIN);
+		T_ASSERT_OK(ctl_stream_stop(c2));
+		T_ASSERT_EQ(ctl_write(c, "tracing_on", "1", 1, 0, NULL, 0), 1);
+	}
+	ctl_close(c2);
+	c2 = NULL;
+
 	/* the ring buffer: memfd, mapped, drained by pages */
 	for (int i = 0; i < 100; i++)
 		trace_ctl_msg(2, "hello from the traced process");
