@@ -41,11 +41,23 @@ static inline int cct_child_main(const char *ready)
 	return 0;
 }
 
-/* Start @self --child @ready with EVTRACE_CONTROL=1; return once it serves its socket. */
-static inline pid_t cct_start(const char *self, const char *ready)
-{
-	pid_t prog = fork();
+static char cct_out[1 << 16]; /* the last command's output */
+static char cct_pid[16];      /* the child's pid, for -p */
 
+/*
+ * The test's start: SKIP without the command; a private socket directory;
+ * this program run as `--child READYFILE` with EVTRACE_CONTROL=1. Returns
+ * its pid (also in cct_pid) once it serves its socket.
+ */
+static inline pid_t cct_start(void)
+{
+	static char self[4096], tmp[256], ready[300];
+	pid_t prog;
+
+	crt_begin(self, sizeof(self));
+	crt_private_dir(tmp, sizeof(tmp));
+	snprintf(ready, sizeof(ready), "%s/ready", tmp);
+	prog = fork();
 	T_ASSERT(prog >= 0);
 	if (prog == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves nothing behind */
@@ -56,11 +68,10 @@ static inline pid_t cct_start(const char *self, const char *ready)
 	for (int i = 0; i < 2000 && access(ready, F_OK); i++)
 		usleep(5000);
 	T_ASSERT(access(ready, F_OK) == 0);
+	snprintf(cct_pid, sizeof(cct_pid), "%d", (int)prog);
 	return prog;
 }
 
-static char cct_out[1 << 16]; /* the last command's output */
-static char cct_pid[16];      /* the child's pid, for -p */
 
 /* `evtrace cat -p PID PATH`: its output; exits on failure */
 static inline const char *cct_cat(const char *path)

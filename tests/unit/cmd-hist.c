@@ -26,22 +26,12 @@ static const char *hist(const char *a1, const char *a2)
 
 int main(int argc, char **argv)
 {
-	char tmp[256], ready[300], self[4096];
 	bool hits = false;
-	ssize_t sl;
 	pid_t prog;
 
 	if (argc > 2 && !strcmp(argv[1], "--child"))
 		return cct_child_main(argv[2]);
-	if (access(EVT_TOOL, X_OK))
-		t_skip("%s is not built", EVT_TOOL);
-	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	T_ASSERT(sl > 0);
-	self[sl] = '\0';
-	crt_private_dir(tmp, sizeof(tmp));
-	snprintf(ready, sizeof(ready), "%s/ready", tmp);
-	prog = cct_start(self, ready);
-	snprintf(cct_pid, sizeof(cct_pid), "%d", (int)prog);
+	prog = cct_start();
 
 	/* ctl_tick: a histogram that never gets an entry; ctl_msg: one that does */
 	if (cct_write("events/ctltest/ctl_tick/trigger", "hist:keys=worker if worker > 100",

@@ -82,15 +82,10 @@ int main(int argc, char **argv)
 	char tmp[256], file[300], ready[300], self[4096], pidstr[16], cmd[400];
 	struct crt_count cnt;
 	pid_t prog, rec;
-	ssize_t sl;
 
 	if (argc > 3 && !strcmp(argv[1], "--child"))
 		return crt_child_main(argc, argv);
-	if (access(EVT_TOOL, X_OK))
-		t_skip("%s is not built", EVT_TOOL);
-	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	T_ASSERT(sl > 0);
-	self[sl] = '\0';
+	crt_begin(self, sizeof(self));
 	crt_private_dir(tmp, sizeof(tmp));
 	snprintf(file, sizeof(file), "%s/attach.dat", tmp);
 	snprintf(ready, sizeof(ready), "%s/ready", tmp);

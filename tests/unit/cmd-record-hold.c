@@ -154,15 +154,10 @@ static void unreleased(const char *self, const char *gone_dir)
 int main(int argc, char **argv)
 {
 	char tmp[256], file[300], self[4096];
-	ssize_t sl;
 
 	if (argc > 1 && !strcmp(argv[1], "--child"))
 		return child_main(argc > 2 && !strcmp(argv[2], "marker"));
-	if (access(EVT_TOOL, X_OK))
-		t_skip("%s is not built", EVT_TOOL);
-	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	T_ASSERT(sl > 0);
-	self[sl] = '\0';
+	crt_begin(self, sizeof(self));
 	crt_private_dir(tmp, sizeof(tmp));
 	snprintf(file, sizeof(file), "%s/hold.dat", tmp);
 	/* the constructor's tick, then main()'s; then a trace_marker write before both */

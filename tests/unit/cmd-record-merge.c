@@ -86,18 +86,13 @@ int main(int argc, char **argv)
 	struct evt_tracedat *td;
 	pid_t a, b, rec_pid;
 	char err[256];
-	ssize_t sl;
 	int ret;
 
 	if (argc > 3 && !strcmp(argv[1], "--child"))
 		return crt_child_main(argc, argv);
-	if (access(EVT_TOOL, X_OK))
-		t_skip("%s is not built", EVT_TOOL);
+	crt_begin(self, sizeof(self));
 	if (access(EVT_RECORD_DEMO, X_OK))
 		t_skip("%s is not built", EVT_RECORD_DEMO);
-	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	T_ASSERT(sl > 0);
-	self[sl] = '\0';
 	crt_private_dir(tmp, sizeof(tmp));
 	snprintf(file, sizeof(file), "%s/merge.dat", tmp);
 

@@ -26,18 +26,13 @@ int main(int argc, char **argv)
 	char tmp[256], file[300], self[4096], buf[65536], cmd[600];
 	struct crt_count cnt;
 	int master, slave, ofd;
-	ssize_t sl;
 	pid_t rec;
 
 	if (argc > 3 && !strcmp(argv[1], "--child"))
 		return crt_child_main(argc, argv);
-	if (access(EVT_TOOL, X_OK))
-		t_skip("%s is not built", EVT_TOOL);
+	crt_begin(self, sizeof(self));
 	if (openpty(&master, &slave, NULL, NULL, NULL))
 		t_skip("no pty: %s", strerror(errno));
-	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	T_ASSERT(sl > 0);
-	self[sl] = '\0';
 	crt_private_dir(tmp, sizeof(tmp));
 	snprintf(file, sizeof(file), "%s/sigint.dat", tmp);
 

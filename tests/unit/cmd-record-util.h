@@ -88,6 +88,22 @@ static inline int crt_child_main(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The start of every cmd-* test that runs the command: SKIP when it is not
+ * built; this program's own path in @self (the tests run themselves with
+ * --child as the traced program).
+ */
+static inline void crt_begin(char *self, size_t len)
+{
+	ssize_t sl;
+
+	if (access(EVT_TOOL, X_OK))
+		t_skip("%s is not built", EVT_TOOL);
+	sl = readlink("/proc/self/exe", self, len - 1);
+	T_ASSERT(sl > 0);
+	self[sl] = '\0';
+}
+
 /* A private socket directory for this test run (the command inherits it). */
 static inline void crt_private_dir(char *tmpdir, size_t len)
 {

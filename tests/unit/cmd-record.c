@@ -240,16 +240,11 @@ int main(int argc, char **argv)
 {
 	char tmp[256], file[300], file2[300], self[4096], threads[8], count[16];
 	struct crt_count cnt;
-	ssize_t sl;
 	int st, n;
 
 	if (argc > 3 && !strcmp(argv[1], "--child"))
 		return crt_child_main(argc, argv);
-	if (access(EVT_TOOL, X_OK))
-		t_skip("%s is not built", EVT_TOOL);
-	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	T_ASSERT(sl > 0);
-	self[sl] = '\0';
+	crt_begin(self, sizeof(self));
 	crt_private_dir(tmp, sizeof(tmp));
 	snprintf(file, sizeof(file), "%s/rec.dat", tmp);
 	snprintf(file2, sizeof(file2), "%s/rec2.dat", tmp);

@@ -36,23 +36,12 @@ static bool no_trigger(const char *text)
 
 int main(int argc, char **argv)
 {
-	char tmp[256], ready[300], self[4096];
 	bool fired = false;
-	ssize_t sl;
 	pid_t prog;
 
 	if (argc > 2 && !strcmp(argv[1], "--child"))
 		return cct_child_main(argv[2]);
-	if (access(EVT_TOOL, X_OK))
-		t_skip("%s is not built", EVT_TOOL);
-	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	T_ASSERT(sl > 0);
-	self[sl] = '\0';
-	crt_private_dir(tmp, sizeof(tmp));
-	snprintf(ready, sizeof(ready), "%s/ready", tmp);
-
-	prog = cct_start(self, ready);
-	snprintf(cct_pid, sizeof(cct_pid), "%d", (int)prog);
+	prog = cct_start();
 
 	T_ASSERT_EQ(cct_write("events/ctltest/ctl_tick/trigger", "traceoff:1 if seq > 999999999",
 			      true),

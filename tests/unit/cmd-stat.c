@@ -18,25 +18,15 @@
 
 int main(int argc, char **argv)
 {
-	char tmp[256], ready[300], self[4096];
 	char *st[] = { "evtrace", "stat", "-p", cct_pid, NULL };
 	char *sti[] = { "evtrace", "stat", "-p", cct_pid, "-i", "cs1", NULL };
 	char *bad[] = { "evtrace", "stat", "-p", cct_pid, "-i", "nosuch", NULL };
 	char *mk[] = { "evtrace", "write", "-p", cct_pid, "instances/cs1/tracing_on", "1", NULL };
-	ssize_t sl;
 	pid_t prog;
 
 	if (argc > 2 && !strcmp(argv[1], "--child"))
 		return cct_child_main(argv[2]);
-	if (access(EVT_TOOL, X_OK))
-		t_skip("%s is not built", EVT_TOOL);
-	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	T_ASSERT(sl > 0);
-	self[sl] = '\0';
-	crt_private_dir(tmp, sizeof(tmp));
-	snprintf(ready, sizeof(ready), "%s/ready", tmp);
-	prog = cct_start(self, ready);
-	snprintf(cct_pid, sizeof(cct_pid), "%d", (int)prog);
+	prog = cct_start();
 
 	T_ASSERT_EQ(crt_tool(cct_out, sizeof(cct_out), st), 0);
 	printf("%s", cct_out);
