@@ -438,25 +438,45 @@ int evt_instance_buffer_size_kb(struct evt_instance *inst, int cpu, unsigned lon
 	return 0;
 }
 
+/*
+ * A ring buffer's control operation (resize, clock, reset) gives up with
+ * -EBUSY when a writer stays in the middle of an event for the quiesce's
+ * 20 ms (preempted on a loaded machine, or the code a signal handler
+ * interrupted) and changes nothing. The kernel's buffer_size_kb,
+ * trace_clock and trace writes wait for their writers instead; so do these,
+ * for INSTANCE_BUSY_TRIES attempts (about a second), before -EBUSY reaches
+ * the user. Every attempt is whole: a resize or clock change already done
+ * on some CPUs is done again as a no-op.
+ */
+#define INSTANCE_BUSY_TRIES 50
+
+static bool busy_again(int ret, int *tries)
+{
+	return ret == -EBUSY && ++*tries < INSTANCE_BUSY_TRIES;
+}
+
 int evt_instance_resize_kb(struct evt_instance *inst, int cpu, unsigned long kb)
 {
-	int ret;
+	int ret, tries = 0;
 
 	if (!inst || kb == 0 || kb > (1ul << 22))
 		return -EINVAL;
 	/* event_mutex: the snapshot buffer, when there is one, is resized too (as
 	 * the kernel resizes max_buffer) and cannot be freed meanwhile. */
 	event_lock();
-	if (inst->snap_bufs[0]) {
-		for (int i = 0; i < 2; i++) {
-			ret = evt_ring_buffer_resize(inst->snap_bufs[i], kb * 1024,
+	do {
+		if (inst->snap_bufs[0]) {
+			for (int i = 0; i < 2; i++) {
+				ret = evt_ring_buffer_resize(inst->snap_bufs[i], kb * 1024,
+							     cpu < 0 ? EVT_RB_ALL_CPUS : cpu);
+				if (ret)
+					break;
+			}
+		} else {
+			ret = evt_ring_buffer_resize(inst->rb, kb * 1024,
 						     cpu < 0 ? EVT_RB_ALL_CPUS : cpu);
-			if (ret)
-				break;
 		}
-	} else {
-		ret = evt_ring_buffer_resize(inst->rb, kb * 1024, cpu < 0 ? EVT_RB_ALL_CPUS : cpu);
-	}
+	} while (busy_again(ret, &tries));
 	if (!ret && cpu < 0)
 		inst->buffer_kb = kb;
 	event_unlock();
@@ -486,7 +506,7 @@ const char *evt_instance_clock(const struct evt_instance *inst)
 
 int evt_instance_set_clock(struct evt_instance *inst, const char *name)
 {
-	int id, ret = 0;
+	int id, ret, tries = 0;
 
 	if (!inst || !name)
 		return -EINVAL;
@@ -495,12 +515,16 @@ int evt_instance_set_clock(struct evt_instance *inst, const char *name)
 		return -EINVAL;
 	/* Both buffers of a snapshot keep one clock (as the kernel sets max_buffer's). */
 	event_lock();
-	if (inst->snap_bufs[0]) {
-		for (int i = 0; i < 2 && !ret; i++)
-			ret = evt_ring_buffer_set_clock(inst->snap_bufs[i], (enum evt_clock_id)id);
-	} else {
-		ret = evt_ring_buffer_set_clock(inst->rb, (enum evt_clock_id)id);
-	}
+	do {
+		ret = 0;
+		if (inst->snap_bufs[0]) {
+			for (int i = 0; i < 2 && !ret; i++)
+				ret = evt_ring_buffer_set_clock(inst->snap_bufs[i],
+								(enum evt_clock_id)id);
+		} else {
+			ret = evt_ring_buffer_set_clock(inst->rb, (enum evt_clock_id)id);
+		}
+	} while (busy_again(ret, &tries));
 	event_unlock();
 	return ret;
 }
@@ -535,7 +559,14 @@ int evt_instance_clock_list(const struct evt_instance *inst, char *buf, size_t s
 
 int evt_instance_reset(struct evt_instance *inst)
 {
-	return inst ? evt_ring_buffer_reset(instance_live_rb(inst)) : -EINVAL;
+	int ret, tries = 0;
+
+	if (!inst)
+		return -EINVAL;
+	do
+		ret = evt_ring_buffer_reset(instance_live_rb(inst));
+	while (busy_again(ret, &tries));
+	return ret;
 }
 
 /* --- snapshot (ftrace.rst "Snapshot") --------------------------------------------------- */
