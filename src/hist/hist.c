@@ -1205,6 +1205,23 @@ static int add_ref(struct hist_data *hd, struct hist_data *owner, unsigned int i
 	return (int)hd->n_refs++;
 }
 
+/*
+ * @f reads variable @idx of @owner (NULL: @hd's own) through @hd's reference
+ * to it (add_ref()). Return the reference's index or a negative errno.
+ */
+static int field_ref(struct hist_data *hd, struct hist_field *f, struct hist_data *owner,
+		     unsigned int idx, const char *name, bool once)
+{
+	int r = add_ref(hd, owner, idx, name, once);
+
+	if (r < 0)
+		return r;
+	f->src = SRC_REF;
+	f->ref = (unsigned int)r;
+	f->type = (owner ? owner : hd)->vars[idx].type;
+	return r;
+}
+
 /* The expression of a variable this command defines as a plain field (local_field_var_ref()). */
 static const char *local_var_field(const struct hist_data *hd, const char *name)
 {
@@ -1248,13 +1265,10 @@ static int parse_atom(struct trigger_data *td, struct hist_data *hd, struct hist
 			trigger_err(td, "Couldn't find variable", errpos(td, qvar));
 			return -EINVAL;
 		}
-		r = add_ref(hd, owner, idx, qvar, once);
+		r = field_ref(hd, f, owner, idx, qvar, once);
 		if (r < 0)
 			return r;
-		f->src = SRC_REF;
-		f->ref = (unsigned int)r;
 		f->flags |= owner->vars[idx].flags & (HF_TIMESTAMP | HF_USECS | HF_STRING);
-		f->type = owner->vars[idx].type;
 		f->dname = xasprintf("$%s.%s.%s", qsys, qev, qvar);
 		f->name = f->dname ? f->dname + 1 : "";
 		return f->dname ? 0 : -ENOMEM;
@@ -1282,13 +1296,10 @@ static int parse_atom(struct trigger_data *td, struct hist_data *hd, struct hist
 			trigger_err(td, "Couldn't find variable", errpos(td, str + 1));
 			return -EINVAL;
 		}
-		r = add_ref(hd, owner, idx, str + 1, once);
+		r = field_ref(hd, f, owner, idx, str + 1, once);
 		if (r < 0)
 			return r;
-		f->src = SRC_REF;
-		f->ref = (unsigned int)r;
 		f->flags |= owner->vars[idx].flags & (HF_TIMESTAMP | HF_USECS | HF_STRING);
-		f->type = owner->vars[idx].type;
 		f->dname = xasprintf("$%s", str + 1);
 		f->name = f->dname ? f->dname + 1 : "";
 		return f->dname ? 0 : -ENOMEM;
@@ -1877,21 +1888,17 @@ static int action_param(struct trigger_data *td, struct hist_data *hd, struct hi
 
 		i = var_index(hd, param + 1);
 		if (i >= 0) {
-			r = add_ref(hd, NULL, (unsigned int)i, param + 1, false);
-			f->type = hd->vars[i].type;
+			r = field_ref(hd, f, NULL, (unsigned int)i, param + 1, false);
 		} else {
 			owner = find_var(td, hd, param + 1, &idx, false);
 			if (!owner) {
 				trigger_err(td, "Couldn't find param", errpos(td, param + 1));
 				return -EINVAL;
 			}
-			r = add_ref(hd, owner, idx, param + 1, false);
-			f->type = owner->vars[idx].type;
+			r = field_ref(hd, f, owner, idx, param + 1, false);
 		}
 		if (r < 0)
 			return r;
-		f->src = SRC_REF;
-		f->ref = (unsigned int)r;
 		f->flags |= hd->vrefs[r].is_str ? HF_STRING : 0;
 		f->name = "";
 		return 0;
@@ -1907,12 +1914,9 @@ static int action_param(struct trigger_data *td, struct hist_data *hd, struct hi
 			trigger_err(td, "Couldn't find param", errpos(td, qvar));
 			return -EINVAL;
 		}
-		r = add_ref(hd, owner, idx, qvar, false);
+		r = field_ref(hd, f, owner, idx, qvar, false);
 		if (r < 0)
 			return r;
-		f->type = owner->vars[idx].type;
-		f->src = SRC_REF;
-		f->ref = (unsigned int)r;
 		f->flags |= hd->vrefs[r].is_str ? HF_STRING : 0;
 		f->name = "";
 		return 0;
@@ -1996,13 +2000,10 @@ static int save_param(struct trigger_data *td, struct hist_data *hd, struct hist
 			if (!owner)
 				return -EINVAL;
 		}
-		r = add_ref(hd, owner, idx, param + 1, false);
+		r = field_ref(hd, f, owner, idx, param + 1, false);
 		if (r < 0)
 			return r;
-		f->src = SRC_REF;
-		f->ref = (unsigned int)r;
 		f->flags |= hd->vrefs[r].is_str ? HF_STRING : 0;
-		f->type = (owner ? owner : hd)->vars[idx].type;
 		f->name = "";
 		return 0;
 	}
