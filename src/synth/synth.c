@@ -1166,6 +1166,23 @@ static void print_sym(struct evt_seq *s, uint64_t addr)
 	}
 }
 
+/*
+ * A __data_loc field's bytes in the record: their offset in *@off, their count
+ * as the return, cut at the record's end (none when they start past it).
+ */
+static size_t rec_dyn(const unsigned char *rec, size_t len, const struct evt_field *f, size_t *off)
+{
+	uint32_t loc = (uint32_t)rec_uint(rec, len, f->offset, 4);
+	size_t o = evt_data_loc_offset(loc), bytes = evt_data_loc_len(loc);
+
+	if (o > len)
+		o = len;
+	if (bytes > len - o)
+		bytes = len - o;
+	*off = o;
+	return bytes;
+}
+
 static int synth_print_record(const struct evt_event *ev, const void *recp, size_t len,
 			      struct evt_seq *s)
 {
@@ -1179,30 +1196,24 @@ static int synth_print_record(const struct evt_event *ev, const void *recp, size
 		if (s->full)
 			break;
 		if (f->kind == EVT_FIELD_STRING || f->kind == EVT_FIELD_DYN_STRING) {
-			size_t off = f->offset, max = SYNTH_STR_LEN_MAX;
+			size_t off = f->offset, max = SYNTH_STR_LEN_MAX, bytes;
 
 			if (f->kind == EVT_FIELD_DYN_STRING) {
-				uint32_t loc = (uint32_t)rec_uint(rec, len, f->offset, 4);
-
-				off = evt_data_loc_offset(loc);
-				if (evt_data_loc_len(loc) < max)
-					max = evt_data_loc_len(loc);
+				bytes = rec_dyn(rec, len, f, &off);
+				if (bytes < max)
+					max = bytes;
+			} else {
+				if (off > len)
+					off = len;
+				if (max > len - off)
+					max = len - off;
 			}
-			if (off > len)
-				off = len;
-			if (max > len - off)
-				max = len - off;
 			evt_seq_printf(s, "%s=%.*s%s", f->name,
 				       (int)strnlen((const char *)rec + off, max),
 				       (const char *)rec + off, space);
 		} else if (f->kind == EVT_FIELD_DYN_ARRAY && type_is_stack(f->type)) {
-			uint32_t loc = (uint32_t)rec_uint(rec, len, f->offset, 4);
-			size_t off = evt_data_loc_offset(loc), bytes = evt_data_loc_len(loc);
+			size_t off, bytes = rec_dyn(rec, len, f, &off);
 
-			if (off > len)
-				off = bytes = 0;
-			if (bytes > len - off)
-				bytes = len - off;
 			/* the kernel's: "name=STACK:\n" and "=> %pS\n" per entry, up to a 0 */
 			evt_seq_printf(s, "%s=STACK:\n", f->name);
 			for (size_t j = 0; j + sizeof(long) <= bytes; j += sizeof(long)) {
@@ -1213,13 +1224,8 @@ static int synth_print_record(const struct evt_event *ev, const void *recp, size
 				print_sym(s, addr);
 			}
 		} else if (f->kind == EVT_FIELD_DYN_ARRAY) {
-			uint32_t loc = (uint32_t)rec_uint(rec, len, f->offset, 4);
-			size_t off = evt_data_loc_offset(loc), bytes = evt_data_loc_len(loc);
+			size_t off, bytes = rec_dyn(rec, len, f, &off);
 
-			if (off > len)
-				off = bytes = 0;
-			if (bytes > len - off)
-				bytes = len - off;
 			evt_seq_printf(s, "%s={", f->name);
 			for (size_t j = 0; j + 8 <= bytes; j += 8)
 				evt_seq_printf(s, "%s0x%llx", j ? "," : "",
