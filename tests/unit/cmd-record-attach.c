@@ -45,9 +45,7 @@ static pid_t start_program(const char *self, const char *ready)
 /* Start `evtrace record -p PID ARGS...` in the background; wait until it holds the buffer. */
 static pid_t start_record(pid_t target, char *const argv[])
 {
-	struct ctl_client *c;
 	pid_t pid = fork();
-	int fd = -1, ret = 0;
 
 	T_ASSERT(pid >= 0);
 	if (pid == 0) {
@@ -55,24 +53,7 @@ static pid_t start_record(pid_t target, char *const argv[])
 		_exit(127);
 	}
 	/* the record holds the consumer role once it drains: GETBUF says EBUSY */
-	for (int i = 0; i < 2000; i++) {
-		T_ASSERT_OK(ctl_connect_pid(target, &c));
-		ret = ctl_get_buffer(c, NULL, &fd, NULL);
-		if (ret == 0) {
-			/*
-			 * Give it back before closing: a close is released by the
-			 * server's thread later, and the next probe would see our own
-			 * EBUSY and take it for the record's.
-			 */
-			close(fd);
-			T_ASSERT_OK(ctl_put_buffer(c));
-		}
-		ctl_close(c);
-		if (ret == -EBUSY)
-			break;
-		usleep(5000);
-	}
-	T_ASSERT_EQ(ret, -EBUSY);
+	crt_wait_held(target);
 	usleep(200 * 1000); /* let it record a little */
 	return pid;
 }

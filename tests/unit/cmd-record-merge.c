@@ -47,34 +47,6 @@ static void wait_socket(pid_t pid)
 	ctl_close(c);
 }
 
-/* Wait until a consumer (the record) holds @pid's buffer. */
-static void wait_held(pid_t pid)
-{
-	int ret = 0;
-
-	for (int i = 0; i < 2000; i++) {
-		struct ctl_client *c;
-		int fd;
-
-		T_ASSERT_OK(ctl_connect_pid(pid, &c));
-		ret = ctl_get_buffer(c, NULL, &fd, NULL);
-		if (ret == 0) {
-			/*
-			 * Give it back before closing: a close is released by the
-			 * server's thread later, and the next probe would see our own
-			 * EBUSY and take it for the record's.
-			 */
-			close(fd);
-			T_ASSERT_OK(ctl_put_buffer(c));
-		}
-		ctl_close(c);
-		if (ret == -EBUSY)
-			return;
-		usleep(5000);
-	}
-	t_fail("the record never took the buffer of %d", (int)pid);
-}
-
 int main(int argc, char **argv)
 {
 	char tmp[256], file[300], self[4096], pa[16], pb[16], cmd[600];
@@ -110,8 +82,8 @@ int main(int argc, char **argv)
 		      (char *)NULL);
 		_exit(127);
 	}
-	wait_held(a);
-	wait_held(b);
+	crt_wait_held(a);
+	crt_wait_held(b);
 	usleep(300 * 1000);
 	T_ASSERT(kill(rec_pid, SIGINT) == 0);
 	T_ASSERT_EQ(cmdt_wait_status(rec_pid), 0);

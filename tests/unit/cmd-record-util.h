@@ -20,6 +20,8 @@
 
 #include <evtrace/tracedat.h>
 
+#include "control/ctl_client.h"
+
 #include "cmd-test.h"
 #include "compat/atomic.h"
 #include "control/ctl_client.h"
@@ -114,6 +116,34 @@ static inline void crt_private_dir(char *tmpdir, size_t len)
 	snprintf(tmpdir, len, "%s", tmpl);
 	snprintf(dir, sizeof(dir), "%s/sock", tmpl);
 	setenv("EVTRACE_CONTROL_DIR", dir, 1);
+}
+
+/* Wait until a consumer (the record) holds @pid's buffer. */
+static inline void crt_wait_held(pid_t pid)
+{
+	int ret = 0;
+
+	for (int i = 0; i < 2000; i++) {
+		struct ctl_client *c;
+		int fd;
+
+		T_ASSERT_OK(ctl_connect_pid(pid, &c));
+		ret = ctl_get_buffer(c, NULL, &fd, NULL);
+		if (ret == 0) {
+			/*
+			 * Give it back before closing: a close is released by the
+			 * server's thread later, and the next probe would see our own
+			 * EBUSY and take it for the record's.
+			 */
+			close(fd);
+			T_ASSERT_OK(ctl_put_buffer(c));
+		}
+		ctl_close(c);
+		if (ret == -EBUSY)
+			return;
+		usleep(5000);
+	}
+	t_fail("the record never took the buffer of %d", (int)pid);
 }
 
 /* Run `evtrace ARGS...` (NULL-terminated), stdout into @out; the exit status. */
