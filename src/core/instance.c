@@ -557,16 +557,23 @@ int evt_instance_clock_list(const struct evt_instance *inst, char *buf, size_t s
 	return (int)len;
 }
 
-int evt_instance_reset(struct evt_instance *inst)
+int instance_reset_cpu(struct evt_instance *inst, int cpu)
 {
+	struct evt_ring_buffer *rb;
 	int ret, tries = 0;
 
 	if (!inst)
 		return -EINVAL;
+	rb = instance_live_rb(inst);
 	do
-		ret = evt_ring_buffer_reset(instance_live_rb(inst));
+		ret = cpu >= 0 ? evt_ring_buffer_reset_cpu(rb, cpu) : evt_ring_buffer_reset(rb);
 	while (busy_again(ret, &tries));
 	return ret;
+}
+
+int evt_instance_reset(struct evt_instance *inst)
+{
+	return instance_reset_cpu(inst, -1);
 }
 
 /* --- snapshot (ftrace.rst "Snapshot") --------------------------------------------------- */

@@ -233,6 +233,8 @@ static inline struct evt_ring_buffer *instance_live_rb(const struct evt_instance
  *   _buffer    the snapshot buffer or NULL (valid while readers holds it)
  */
 int instance_snapshot_swap(struct evt_instance *inst);
+/* Empty the live buffer's @cpu (-1: all), waiting for a writer caught mid-event. */
+int instance_reset_cpu(struct evt_instance *inst, int cpu);
 int instance_snapshot_alloc_locked(struct evt_instance *inst);
 int instance_snapshot_write(struct evt_instance *inst, int cpu, unsigned long val);
 int instance_snapshot_get_locked(struct evt_instance *inst);

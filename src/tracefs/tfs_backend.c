@@ -134,6 +134,11 @@ static int core_resize_kb(struct evt_instance *inst, unsigned long kb, int cpu)
 	return evt_instance_resize_kb(inst, cpu, kb);
 }
 
+static int core_reset(struct evt_instance *inst, int cpu)
+{
+	return instance_reset_cpu(inst, cpu);
+}
+
 static int core_marker_write(struct evt_instance *inst, const char *text, size_t len)
 {
 	int ret = evt_instance_trace_marker(inst, text, len);
@@ -511,6 +516,7 @@ const struct tfs_backend_ops tfs_backend_core = {
 	.set_tracing_on = core_set_tracing_on,
 	.set_clock = core_set_clock,
 	.resize_kb = core_resize_kb,
+	.reset = core_reset,
 	.marker_write = core_marker_write,
 	.set_pids = core_set_pids,
 	.pids_show = core_pids_show,

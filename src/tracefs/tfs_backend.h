@@ -45,6 +45,8 @@ struct tfs_backend_ops {
 	int (*set_tracing_on)(struct evt_instance *inst, bool on);
 	int (*set_clock)(struct evt_instance *inst, enum evt_clock_id clock);
 	int (*resize_kb)(struct evt_instance *inst, unsigned long kb, int cpu);
+	/* `> trace`: empty the buffer's @cpu (-1: all) */
+	int (*reset)(struct evt_instance *inst, int cpu);
 	/* trace_marker: record a print event with @len bytes of text (no NUL) */
 	int (*marker_write)(struct evt_instance *inst, const char *text, size_t len);
 	/* set_event_pid: @n sorted ids (0: no pid filtering); threads or processes */
@@ -124,6 +126,7 @@ static inline bool tb_is_top(const struct evt_instance *inst)
 #define tb_set_tracing_on(i, on)	TB.set_tracing_on(i, on)
 #define tb_set_clock(i, c)		TB.set_clock(i, c)
 #define tb_resize_kb(i, kb, c)		TB.resize_kb(i, kb, c)
+#define tb_reset(i, c)			TB.reset(i, c)
 #define tb_marker_write(i, t, l)	TB.marker_write(i, t, l)
 #define tb_set_pids(i, p, n)		TB.set_pids(i, p, n)
 #define tb_pids_show(i, s)		TB.pids_show(i, s)

@@ -344,15 +344,7 @@ int tfs_trace_open(struct evt_tracefs_file *f)
 	int ret;
 
 	if (f->flags & EVT_TRACEFS_TRUNC) {
-		struct evt_ring_buffer *rb = tb_buffer(f->node.inst);
-
-		/* a writer caught mid-event (-EBUSY) is waited for, as evt_instance_reset() does */
-		for (int tries = 0; tries < 50; tries++) {
-			ret = f->node.cpu >= 0 ? evt_ring_buffer_reset_cpu(rb, f->node.cpu) :
-						 evt_ring_buffer_reset(rb);
-			if (ret != -EBUSY)
-				break;
-		}
+		ret = tb_reset(f->node.inst, f->node.cpu >= 0 ? f->node.cpu : -1);
 		if (ret)
 			return ret;
 	}

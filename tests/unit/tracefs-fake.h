@@ -168,6 +168,11 @@ static struct evt_ring_buffer *fake_buffer(struct evt_instance *in)
 	return in->rb;
 }
 
+static int fake_reset(struct evt_instance *in, int cpu)
+{
+	return cpu >= 0 ? evt_ring_buffer_reset_cpu(in->rb, cpu) : evt_ring_buffer_reset(in->rb);
+}
+
 static bool fake_tracing_on(struct evt_instance *in)
 {
 	return in->on;
@@ -372,6 +377,7 @@ static const struct tfs_backend_ops fake_backend = {
 	.set_tracing_on = fake_set_tracing_on,
 	.set_clock = fake_set_clock,
 	.resize_kb = fake_resize_kb,
+	.reset = fake_reset,
 	.marker_write = fake_marker_write,
 	.set_pids = fake_set_pids,
 	.pids_show = fake_pids_show,
