@@ -34,6 +34,7 @@
 
 #define MAX_CPUS	4096
 #define MAX_FIELDS	256
+#define TRACEDAT_STREAM_MAX	((size_t)1 << 30)	/* a file read, not mapped */
 
 struct td_event {
 	struct evt_tracedat_event pub;
@@ -836,6 +837,10 @@ static int parse(struct evt_tracedat *td)
 		rd_fail(&r, at, "expected options or flyrecord");
 		return r.error;
 	}
+	if ((uint64_t)n * 16 > td->len - r.pos) {
+		rd_fail(&r, r.pos, "a table of %u CPUs cannot fit in the rest of the file", n);
+		return r.error;
+	}
 	td->cpus = calloc(n ? n : 1, sizeof(*td->cpus));
 	if (!td->cpus)
 		return -ENOMEM;
@@ -878,13 +883,15 @@ static int open_common(struct evt_tracedat *td, struct evt_tracedat **tdp, char 
 
 	if (ret) {
 		if (err && errlen)
-			snprintf(err, errlen, "%s", td->err[0] ? td->err : "cannot read file");
+			snprintf(err, errlen, "%s", td->err[0] ? td->err : strerror(-ret));
 		evt_tracedat_close(td);
 		return ret;
 	}
 	/* ID -> format, for every record: the first format of an ID wins */
 	td->by_id = malloc(65536 * sizeof(*td->by_id));
 	if (!td->by_id) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s", strerror(ENOMEM));
 		evt_tracedat_close(td);
 		return -ENOMEM;
 	}
@@ -913,73 +920,105 @@ int evt_tracedat_open_mem(const void *buf, size_t len, struct evt_tracedat **tdp
 	return open_common(td, tdp, err, errlen);
 }
 
+/* A message for an open that failed before parsing (never empty). */
+static int open_fail(char *err, size_t errlen, int ret, const char *path, const char *what)
+{
+	if (err && errlen && what)
+		snprintf(err, errlen, "%s", what);
+	else if (err && errlen)
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+	return ret;
+}
+
+/*
+ * A file that cannot be mapped (a pipe, a FIFO, a character device): its
+ * magic is read and checked first, so that /dev/zero or a stream of
+ * something else fails at once; then the rest, up to TRACEDAT_STREAM_MAX.
+ */
+static int read_stream(int fd, struct evt_tracedat *td, char *err, size_t errlen,
+		       const char *path)
+{
+	size_t cap = 16;
+	ssize_t n;
+
+	td->owned = malloc(cap);
+	if (!td->owned)
+		return open_fail(err, errlen, -ENOMEM, path, NULL);
+	for (;;) {
+		if (td->len == cap) {
+			unsigned char *nb;
+
+			if (cap >= TRACEDAT_STREAM_MAX)
+				return open_fail(err, errlen, -EFBIG, path,
+						 "a stream (not a regular file) of more than 1 GiB: "
+						 "save it to a file first");
+			cap = cap < 65536 ? 65536 : cap * 2;
+			nb = realloc(td->owned, cap);
+			if (!nb)
+				return open_fail(err, errlen, -ENOMEM, path, NULL);
+			td->owned = nb;
+		}
+		/* the magic alone first: nothing more is read of what is not a trace.dat */
+		n = read(fd, td->owned + td->len, (td->len < 10 ? 10 : cap) - td->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return open_fail(err, errlen, -errno, path, NULL);
+		if (n == 0)
+			break;
+		td->len += (size_t)n;
+		if (td->len >= 10 && td->len - (size_t)n < 10 &&
+		    memcmp(td->owned, "\x17\x08\x44tracing", 10))
+			return open_fail(err, errlen, -EBADMSG, path,
+					 "offset 0: not a trace.dat file (bad magic)");
+	}
+	td->data = td->owned;
+	return 0;
+}
+
 int evt_tracedat_open(const char *path, struct evt_tracedat **tdp, char *err, size_t errlen)
 {
 	struct evt_tracedat *td;
 	struct stat st;
-	int fd, ret;
+	int fd, ret = 0;
 
 	if (!path || !tdp)
 		return -EINVAL;
 	*tdp = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		if (err && errlen)
-			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		return ret;
-	}
+	if (fd < 0)
+		return open_fail(err, errlen, -errno, path, NULL);
 	td = calloc(1, sizeof(*td));
 	if (!td) {
 		close(fd);
-		return -ENOMEM;
+		return open_fail(err, errlen, -ENOMEM, path, NULL);
 	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+	if (fstat(fd, &st) < 0) {
+		ret = open_fail(err, errlen, -errno, path, NULL);
+	} else if (S_ISDIR(st.st_mode)) {
+		ret = open_fail(err, errlen, -EISDIR, path, NULL);
+	} else if (S_ISREG(st.st_mode) && st.st_size > 0) {
 		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 
-		if (m != MAP_FAILED) {
+		if (m == MAP_FAILED) {
+			ret = open_fail(err, errlen, -errno, path, NULL);
+		} else {
 			td->map = m;
 			td->map_len = (size_t)st.st_size;
 			td->data = m;
 			td->len = (size_t)st.st_size;
 		}
-	}
-	if (!td->map) {
-		size_t cap = 0;
-
-		for (;;) {
-			ssize_t n;
-
-			if (td->len == cap) {
-				unsigned char *nb;
-
-				cap = cap ? cap * 2 : 65536;
-				nb = realloc(td->owned, cap);
-				if (!nb) {
-					close(fd);
-					free(td->owned);
-					free(td);
-					return -ENOMEM;
-				}
-				td->owned = nb;
-			}
-			n = read(fd, td->owned + td->len, cap - td->len);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0) {
-				ret = -errno;
-				close(fd);
-				free(td->owned);
-				free(td);
-				return ret;
-			}
-			if (n == 0)
-				break;
-			td->len += (size_t)n;
-		}
-		td->data = td->owned ? td->owned : (const unsigned char *)"";
+	} else if (S_ISREG(st.st_mode)) {
+		td->data = (const unsigned char *)"";	/* empty: "truncated file" below */
+	} else {
+		ret = read_stream(fd, td, err, errlen, path);
 	}
 	close(fd);
+	if (ret) {
+		free(td->owned);
+		free(td);
+		return ret;
+	}
 	return open_common(td, tdp, err, errlen);
 }
 

@@ -27,6 +27,7 @@
 #include <evtrace/tracedat.h>
 
 #include "evtrace-cmd.h"
+#include "evtrace-journal.h"
 #include "evtrace-select.h"
 #include "output/trace_json.h"
 
@@ -116,7 +117,7 @@ int cmd_export(int argc, char **argv)
 	path = optind < argc ? argv[optind] : "trace.dat";
 	if (!strcmp(path, "-"))
 		path = "/dev/stdin"; /* the reader reads a pipe whole */
-	ret = evt_tracedat_open(path, &td, err, sizeof(err));
+	ret = rj_tracedat_open(path, &td, err, sizeof(err));
 	if (ret) {
 		cmd_error("%s: %s", path, err);
 		goto out;

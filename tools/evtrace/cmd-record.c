@@ -56,7 +56,7 @@
 
 #include "control/ctl_client.h"
 #include "evtrace-cmd.h"
-#include "output/tracedat_internal.h"
+#include "evtrace-journal.h"
 
 #define REC_MAX_EVENTS 128
 #define REC_MAX_SRC    16   /* -p */
@@ -69,12 +69,6 @@ struct rec_event {
 	char *filter;	  /* -f after it, or NULL */
 	char *trigger[8]; /* -T after it */
 	int ntrig;
-};
-
-struct rec_fmt {
-	char *system, *name, *text;
-	size_t len;
-	unsigned int id; /* the "ID:" of the text */
 };
 
 /*
@@ -104,8 +98,9 @@ struct rec_src {
 	struct ctl_bufinfo bi;
 	int fd; /* the memfd, -1 */
 	enum rec_state state;
-	bool attached; /* set up: its spools hold its pages */
-	bool in_file;  /* write_output(): its CPUs are in the file */
+	unsigned int idx; /* its index in the journal */
+	bool attached;	  /* set up: the journal has its metadata */
+	bool meta_dirty;  /* its names changed since they were journaled */
 	double last_ping;
 	uint64_t lost_at_end; /* dropped + overruns when its buffer was let go */
 	dev_t mem_dev;	      /* the memfd's identity, as /proc/PID/maps shows it */
@@ -113,18 +108,16 @@ struct rec_src {
 	char *names;  /* "tid comm" lines of the fork() children that share the buffer */
 	pid_t *shpids; /* the processes found sharing it */
 	int nshpids;
-	int *spool;   /* per CPU spool file, -1 until its first page */
-	uint64_t *spool_bytes;
+	pid_t *tids;  /* the threads seen in its pages whose names we looked for */
+	int ntids, tidcap;
 	/* what the file needs from the process, fetched while it lives */
-	struct rec_fmt *fmts;
+	struct rj_fmt *fmts;
 	size_t nfmts;
 	char *cmdlines, *clock_list;
 	uint64_t records, missed;
 	/* undo, when attached */
 	char **undo_path, **undo_data;
 	int nundo;
-	/* merging: the file's id of each of this process's ids (NULL: the same) */
-	uint16_t *idmap;
 };
 
 /* A socket file of the session directory that is not (yet) a source. */
@@ -164,6 +157,17 @@ struct rec {
 	uint64_t last_records;
 	double rate;
 	int status_on; /* 1 terminal, 2 --stats */
+	bool extract;  /* evtrace extract: what the buffers hold now; nothing is set */
+	/*
+	 * The journal (evtrace-journal.h) the pages and metadata go to as they
+	 * come: the output file itself (made a trace.dat at the end), or an
+	 * unnamed file when the output is not a regular file.
+	 */
+	struct rj j;
+	bool jtemp;
+	bool fault;	  /* a process's buffer failed midway: the exit status says so */
+	pid_t child_pid;  /* the command (the first of r->child), for its exit status */
+	int child_status; /* its wait status once it ended, else -1 */
 };
 
 static void rec_usage(FILE *f)
@@ -186,34 +190,12 @@ static void rec_usage(FILE *f)
 
 /* --- fetching what the file needs --------------------------------------------------- */
 
-static void free_fmts(struct rec_fmt *f, size_t n)
-{
-	for (size_t i = 0; f && i < n; i++) {
-		free(f[i].system);
-		free(f[i].name);
-		free(f[i].text);
-	}
-	free(f);
-}
-
 static int fmt_cmp(const void *a, const void *b)
 {
-	const struct rec_fmt *x = a, *y = b;
+	const struct rj_fmt *x = a, *y = b;
 	int d = strcmp(x->system, y->system);
 
 	return d ? d : strcmp(x->name, y->name);
-}
-
-/* The "ID: N" of a format text, or 0. */
-static unsigned int fmt_id(const char *text)
-{
-	const char *p = strstr(text, "\nID: ");
-	unsigned long v;
-
-	if (!p)
-		return 0;
-	v = strtoul(p + 5, NULL, 10);
-	return v < REC_ID_MAX ? (unsigned int)v : 0;
 }
 
 /*
@@ -224,7 +206,7 @@ static unsigned int fmt_id(const char *text)
 static int fetch_meta(struct rec_src *s)
 {
 	struct cmd_names sys = { 0 };
-	struct rec_fmt *fmts = NULL;
+	struct rj_fmt *fmts = NULL;
 	size_t nfmts = 0, cap = 0;
 	char *cmdlines = NULL, *clocks = NULL;
 	ssize_t n;
@@ -253,7 +235,7 @@ static int fetch_meta(struct rec_src *s)
 				break;
 			}
 			if (nfmts == cap) {
-				struct rec_fmt *nf =
+				struct rj_fmt *nf =
 					realloc(fmts, (cap ? cap * 2 : 32) * sizeof(*nf));
 
 				if (!nf) {
@@ -268,7 +250,7 @@ static int fetch_meta(struct rec_src *s)
 			fmts[nfmts].name = strdup(ev.v[j]);
 			fmts[nfmts].text = text;
 			fmts[nfmts].len = (size_t)n;
-			fmts[nfmts].id = fmt_id(text);
+			fmts[nfmts].id = rj_fmt_id(text);
 			nfmts++;
 			if (!fmts[nfmts - 1].system || !fmts[nfmts - 1].name)
 				ret = -ENOMEM;
@@ -287,20 +269,21 @@ static int fetch_meta(struct rec_src *s)
 			ret = (int)n;
 	}
 	if (ret) {
-		free_fmts(fmts, nfmts);
+		rj_fmts_free(fmts, nfmts);
 		free(cmdlines);
 		free(clocks);
 		return ret;
 	}
 	if (nfmts)
 		qsort(fmts, nfmts, sizeof(*fmts), fmt_cmp);
-	free_fmts(s->fmts, s->nfmts);
+	rj_fmts_free(s->fmts, s->nfmts);
 	free(s->cmdlines);
 	free(s->clock_list);
 	s->fmts = fmts;
 	s->nfmts = nfmts;
 	s->cmdlines = cmdlines;
 	s->clock_list = clocks;
+	s->meta_dirty = true;
 	return 0;
 }
 
@@ -310,6 +293,8 @@ static void fetch_cmdlines(struct rec_src *s)
 	char *text = NULL;
 
 	if (s->c && ctl_read(s->c, "saved_cmdlines", &text) >= 0) {
+		if (!s->cmdlines || strcmp(s->cmdlines, text))
+			s->meta_dirty = true;
 		free(s->cmdlines);
 		s->cmdlines = text;
 	} else {
@@ -319,30 +304,100 @@ static void fetch_cmdlines(struct rec_src *s)
 
 /* --- draining ---------------------------------------------------------------------- */
 
-static int spool_open(const char *output)
+/* The journal when the output is not a regular file: an unnamed file of /tmp. */
+static int journal_temp(void)
 {
-	char dir[4096];
-	const char *slash = strrchr(output, '/');
-	int fd;
+	char tmpl[] = "/tmp/evtrace-record-XXXXXX";
+	int fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 
-	if (slash && (size_t)(slash - output) < sizeof(dir)) {
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - output), output);
-		if (!*dir)
-			strcpy(dir, "/");
-	} else {
-		strcpy(dir, ".");
-	}
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd >= 0)
 		return fd;
-	{
-		char tmpl[] = "/tmp/evtrace-record-XXXXXX";
-
-		fd = mkostemp(tmpl, O_CLOEXEC);
-		if (fd >= 0)
-			unlink(tmpl);
-	}
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(tmpl);
 	return fd;
+}
+
+/* Journal @s's metadata (at its set-up, and when its names changed). */
+static int put_meta(struct rec *r, struct rec_src *s)
+{
+	struct rj_meta m = {
+		.pid = s->pid,
+		.nr_cpus = s->bi.nr_cpus,
+		.page_size = s->bi.page_size,
+		.clock = s->bi.clock,
+		.clock_list = s->clock_list,
+		.cmdlines = s->cmdlines,
+		.names = s->names,
+		.fmts = s->fmts,
+		.nfmts = s->nfmts,
+	};
+	int ret = r->j.size ? 0 : rj_start(&r->j, r->j.fd);
+
+	if (!ret)
+		ret = rj_put_meta(&r->j, s->idx, &m);
+
+	if (!ret)
+		s->meta_dirty = false;
+	return ret;
+}
+
+/*
+ * The name of thread @tid of @s, from /proc while it lives (a program that
+ * crashes or exits early cannot be asked for its saved_cmdlines later).
+ * Each thread is looked for once.
+ */
+static void name_tid(struct rec_src *s, pid_t tid)
+{
+	char path[64], comm[64] = "", *nn;
+	int lo = 0, hi = s->ntids, fd;
+	size_t len;
+	ssize_t n;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (s->tids[mid] == tid)
+			return;
+		if (s->tids[mid] < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (s->ntids == s->tidcap) {
+		int cap = s->tidcap ? s->tidcap * 2 : 64;
+		pid_t *nt;
+
+		if (cap > 1 << 20)
+			return; /* a million threads: the rest keep the names the process saved */
+		nt = realloc(s->tids, (size_t)cap * sizeof(*nt));
+		if (!nt)
+			return;
+		s->tids = nt;
+		s->tidcap = cap;
+	}
+	memmove(s->tids + lo + 1, s->tids + lo, (size_t)(s->ntids - lo) * sizeof(*s->tids));
+	s->tids[lo] = tid;
+	s->ntids++;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	if (!comm[0])
+		return;
+	len = s->names ? strlen(s->names) : 0;
+	nn = realloc(s->names, len + 16 + strlen(comm) + 2);
+	if (!nn)
+		return;
+	s->names = nn;
+	sprintf(s->names + len, "%d %s\n", (int)tid, comm);
+	s->meta_dirty = true;
 }
 
 /* Count a page's records and the losses it reports. */
@@ -351,11 +406,25 @@ static void page_account(struct rec *r, struct rec_src *s, const unsigned char *
 	struct evt_rb_page_iter it;
 	uint64_t commit;
 
+	const struct evt_ring_buffer_event *ev;
+	pid_t last = 0;
+
 	if (evt_rb_page_iter_init(&it, page, r->page_size))
 		return;
-	while (evt_rb_page_iter_next(&it, NULL, NULL) > 0) {
+	while (evt_rb_page_iter_next(&it, &ev, NULL) > 0) {
+		const unsigned char *data =
+			evt_ring_buffer_event_data((struct evt_ring_buffer_event *)ev);
+		int32_t tid;
+
 		s->records++;
 		r->records++;
+		/* common_pid: bytes 4-7 of every event's common header */
+		if (evt_ring_buffer_event_length(ev) < 8)
+			continue;
+		memcpy(&tid, data + 4, sizeof(tid));
+		if (tid > 0 && tid != last)
+			name_tid(s, tid);
+		last = tid;
 	}
 	memcpy(&commit, page + 8, sizeof(commit));
 	if (commit & EVT_RB_PAGE_MISSED_STORED) {
@@ -370,12 +439,50 @@ static void page_account(struct rec *r, struct rec_src *s, const unsigned char *
 	}
 }
 
-/* Every page of @s that can be read now, of every CPU. Return: pages read, or -errno. */
+/*
+ * @s's buffer failed (@err: -EBADMSG, a page that fails the reader's
+ * checks: something wrote into the shared memory): said, and the process
+ * is let go; what was drained of it before stays in the file.
+ */
+static void src_fault(struct rec *r, struct rec_src *s, int cpu, int err)
+{
+	cmd_error("record: process %d: its ring buffer (CPU %d) cannot be read: %s%s; its "
+		  "recording stops here, the %llu events drained before are kept",
+		  (int)s->pid, cpu, strerror(-err),
+		  err == -EBADMSG ? " (a corrupted page: something wrote into the shared buffer)" :
+				    "",
+		  (unsigned long long)s->records);
+	r->fault = true;
+	if (s->c) {
+		ctl_put_buffer(s->c);
+		ctl_close(s->c);
+		s->c = NULL;
+	}
+	if (s->rb) {
+		s->lost_at_end =
+			evt_ring_buffer_dropped_events(s->rb) + evt_ring_buffer_overruns(s->rb);
+		evt_ring_buffer_free(s->rb);
+		s->rb = NULL;
+	}
+	if (s->fd >= 0) {
+		close(s->fd);
+		s->fd = -1;
+	}
+	s->state = SRC_DONE;
+}
+
+/*
+ * Every page of @s that can be read now, of every CPU, into the journal.
+ * A buffer that fails ends @s (src_fault()).
+ * Return: pages read, or -errno: the journal could not be written (r->j.err).
+ */
 static long drain(struct rec *r, struct rec_src *s)
 {
 	long pages = 0;
 
-	for (unsigned int cpu = 0; cpu < s->bi.nr_cpus; cpu++) {
+	if (r->j.err)
+		return r->j.err;
+	for (unsigned int cpu = 0; s->rb && cpu < s->bi.nr_cpus; cpu++) {
 		/* at most a ring's worth per call, so that Ctrl-C is heard under a flood */
 		uint64_t max = s->bi.size / r->page_size + 2;
 
@@ -384,18 +491,13 @@ static long drain(struct rec *r, struct rec_src *s)
 
 			if (ret == -EAGAIN || ret == 0)
 				break;
-			if (ret < 0)
-				return ret;
-			page_account(r, s, r->page);
-			/* opened at the first page: a short process of a big tree uses few CPUs */
-			if (s->spool[cpu] < 0) {
-				s->spool[cpu] = spool_open(r->output);
-				if (s->spool[cpu] < 0)
-					return -errno;
+			if (ret < 0) {
+				src_fault(r, s, (int)cpu, ret);
+				return pages;
 			}
-			if (cmd_write_all(s->spool[cpu], r->page, r->page_size) < 0)
-				return -errno;
-			s->spool_bytes[cpu] += r->page_size;
+			page_account(r, s, r->page);
+			if (rj_put_page(&r->j, s->idx, cpu, r->page, r->page_size))
+				return r->j.err;
 			r->bytes += r->page_size;
 			pages++;
 		}
@@ -448,302 +550,6 @@ static void status(struct rec *r, bool final)
 }
 
 /* --- the file -------------------------------------------------------------------------- */
-
-/* @text with its "ID: old" line saying @id instead (malloc'd); its length in *@lenp. */
-static char *retext(const struct rec_fmt *f, unsigned int id, size_t *lenp)
-{
-	const char *p = strstr(f->text, "\nID: "), *e;
-	char *out;
-	int n;
-
-	if (!p)
-		return NULL;
-	p += 5;
-	e = p + strspn(p, "0123456789");
-	out = malloc(f->len + 16);
-	if (!out)
-		return NULL;
-	n = snprintf(out, f->len + 16, "%.*s%u%s", (int)(p - f->text), f->text, id, e);
-	*lenp = (size_t)n;
-	return out;
-}
-
-/*
- * The file's event table: the first process's ids as they are; a later
- * process's event with the same system, name and format (but for the id
- * line) takes the id already there; else its own id if free, else a new
- * one. Fills each source's idmap where an id changed.
- */
-static int merge_formats(struct rec *r, struct tracedat_format **tfp, size_t *ntfp, char ***ownedp,
-			 size_t *nownedp)
-{
-	struct tracedat_format *tf = NULL;
-	const struct rec_fmt **by_id = calloc(REC_ID_MAX, sizeof(*by_id));
-	size_t ntf = 0, cap = 0, nowned = 0;
-	char **owned = NULL;
-	unsigned int next = 32;
-
-	if (!by_id)
-		return -ENOMEM;
-	for (int k = 0; k < r->nsrc; k++) {
-		if (!r->src[k]->in_file)
-			continue;
-		for (size_t i = 0; i < r->src[k]->nfmts; i++)
-			if (r->src[k]->fmts[i].id >= next)
-				next = r->src[k]->fmts[i].id + 1;
-	}
-	for (int k = 0; k < r->nsrc; k++) {
-		struct rec_src *s = r->src[k];
-
-		if (!s->in_file)
-			continue;
-		for (size_t i = 0; i < s->nfmts; i++) {
-			const struct rec_fmt *f = &s->fmts[i];
-			unsigned int id = f->id, nid = 0;
-			const char *text = f->text;
-			size_t len = f->len;
-
-			if (!id)
-				continue;
-			/* the same event (format but the id line) in an earlier process? */
-			for (size_t j = 0; j < ntf && !nid; j++) {
-				const struct rec_fmt *g = by_id[fmt_id(tf[j].text)];
-				const char *a, *b;
-
-				if (!g || strcmp(g->system, f->system) || strcmp(g->name, f->name))
-					continue;
-				a = strstr(g->text, "\nID: ");
-				b = strstr(f->text, "\nID: ");
-				if (a && b && a - g->text == b - f->text &&
-				    !strncmp(g->text, f->text, (size_t)(a - g->text)) &&
-				    !strcmp(strchr(a + 1, '\n') ? strchr(a + 1, '\n') : "",
-					    strchr(b + 1, '\n') ? strchr(b + 1, '\n') : ""))
-					nid = fmt_id(tf[j].text);
-			}
-			if (nid) {
-				if (nid != id) {
-					if (!s->idmap) {
-						s->idmap = calloc(REC_ID_MAX, sizeof(*s->idmap));
-						if (!s->idmap)
-							goto nomem;
-					}
-					s->idmap[id] = (uint16_t)nid;
-				}
-				continue;
-			}
-			if (by_id[id]) {
-				/* taken by another event: a new id */
-				if (next >= REC_ID_MAX)
-					goto nomem;
-				nid = next++;
-				if (!s->idmap) {
-					s->idmap = calloc(REC_ID_MAX, sizeof(*s->idmap));
-					if (!s->idmap)
-						goto nomem;
-				}
-				s->idmap[id] = (uint16_t)nid;
-				{
-					char **no = realloc(owned, (nowned + 1) * sizeof(*no));
-
-					if (!no)
-						goto nomem;
-					owned = no;
-					owned[nowned] = retext(f, nid, &len);
-					if (!owned[nowned])
-						goto nomem;
-					text = owned[nowned++];
-				}
-				id = nid;
-			}
-			by_id[id] = f;
-			if (ntf == cap) {
-				struct tracedat_format *nt =
-					realloc(tf, (cap ? cap * 2 : 64) * sizeof(*nt));
-
-				if (!nt)
-					goto nomem;
-				tf = nt;
-				cap = cap ? cap * 2 : 64;
-			}
-			tf[ntf].system = f->system;
-			tf[ntf].text = text;
-			tf[ntf].len = len;
-			ntf++;
-		}
-	}
-	free(by_id);
-	/* one system's formats adjacent, as the writer wants */
-	for (size_t i = 1; i < ntf; i++)
-		for (size_t j = i; j > 0 && strcmp(tf[j - 1].system, tf[j].system) > 0; j--) {
-			struct tracedat_format t = tf[j];
-
-			tf[j] = tf[j - 1];
-			tf[j - 1] = t;
-		}
-	*tfp = tf;
-	*ntfp = ntf;
-	*ownedp = owned;
-	*nownedp = nowned;
-	return 0;
-nomem:
-	free(by_id);
-	free(tf);
-	for (size_t i = 0; i < nowned; i++)
-		free(owned[i]);
-	free(owned);
-	return -ENOMEM;
-}
-
-/* Rewrite each record's common_type in @page through @map (0: unchanged). */
-static void page_remap(unsigned char *page, unsigned int size, const uint16_t *map)
-{
-	const struct evt_ring_buffer_event *ev;
-	struct evt_rb_page_iter it;
-
-	if (evt_rb_page_iter_init(&it, page, size))
-		return;
-	while (evt_rb_page_iter_next(&it, &ev, NULL) > 0) {
-		unsigned char *data =
-			evt_ring_buffer_event_data((struct evt_ring_buffer_event *)ev);
-		uint16_t type;
-
-		/* the iterator checked the entry lies in the page; the type is its first 2 bytes */
-		if (evt_ring_buffer_event_length(ev) < 2)
-			continue;
-		memcpy(&type, data, sizeof(type));
-		if (map[type])
-			memcpy(data, &map[type], sizeof(type));
-	}
-}
-
-static int write_output(struct rec *r)
-{
-	struct tracedat_format *tf = NULL;
-	struct tracedat_desc d = { 0 };
-	unsigned char *hdr = NULL, *buf = NULL;
-	uint64_t *sizes = NULL;
-	char *cmdlines = NULL, **owned = NULL;
-	size_t hlen = 0, ntf = 0, nowned = 0, clen = 0, chunk;
-	unsigned int ncpus = 0;
-	int fd = -1, ret;
-
-	/*
-	 * The processes that wrote something each get their CPUs in the file; a
-	 * traced process of a command's tree that wrote nothing does not (when
-	 * none wrote anything, the first one's CPUs make an empty, valid file).
-	 */
-	{
-		bool any = false;
-
-		for (int k = 0; k < r->nsrc; k++) {
-			struct rec_src *s = r->src[k];
-
-			s->in_file = false;
-			for (unsigned int c = 0; s->attached && c < s->bi.nr_cpus; c++)
-				if (s->spool_bytes[c])
-					s->in_file = true;
-			any |= s->in_file;
-		}
-		if (!any)
-			r->first->in_file = true;
-	}
-	ret = merge_formats(r, &tf, &ntf, &owned, &nowned);
-	if (ret)
-		return ret;
-	for (int k = 0; k < r->nsrc; k++)
-		if (r->src[k]->in_file)
-			ncpus += r->src[k]->bi.nr_cpus;
-	for (int k = 0; k < r->nsrc; k++) {
-		if (r->src[k]->in_file && r->src[k]->cmdlines)
-			clen += strlen(r->src[k]->cmdlines) + 1;
-		if (r->src[k]->in_file && r->src[k]->names)
-			clen += strlen(r->src[k]->names);
-	}
-	chunk = (size_t)r->page_size * (r->page_size < 65536 ? 65536 / r->page_size : 1);
-	sizes = calloc(ncpus, sizeof(*sizes));
-	cmdlines = malloc(clen + 1);
-	buf = malloc(chunk);
-	if (!sizes || !cmdlines || !buf) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	clen = 0;
-	for (int k = 0, base = 0; k < r->nsrc; k++) {
-		const struct rec_src *s = r->src[k];
-		size_t l = s->cmdlines ? strlen(s->cmdlines) : 0;
-
-		if (!s->in_file)
-			continue;
-		memcpy(cmdlines + clen, s->cmdlines ? s->cmdlines : "", l);
-		clen += l;
-		if (l && cmdlines[clen - 1] != '\n')
-			cmdlines[clen++] = '\n';
-		if (s->names) {
-			memcpy(cmdlines + clen, s->names, strlen(s->names));
-			clen += strlen(s->names);
-		}
-		for (unsigned int c = 0; c < s->bi.nr_cpus; c++)
-			sizes[base + (int)c] = s->spool_bytes[c];
-		base += (int)s->bi.nr_cpus;
-	}
-	cmdlines[clen] = '\0';
-	d.page_size = r->page_size;
-	d.nr_cpus = (int)ncpus;
-	d.clock = r->first->bi.clock;
-	d.clock_list = r->first->clock_list;
-	d.formats = tf;
-	d.nr_formats = ntf;
-	d.cmdlines = cmdlines;
-	d.cmdlines_len = clen;
-	d.cpu_bytes = sizes;
-	ret = tracedat_header(&d, &hdr, &hlen);
-	if (ret)
-		goto out;
-	fd = open(r->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
-	}
-	if (cmd_write_all(fd, hdr, hlen) < 0)
-		ret = -errno;
-	for (int k = 0; !ret && k < r->nsrc; k++) {
-		const struct rec_src *s = r->src[k];
-
-		for (unsigned int cpu = 0; s->in_file && !ret && cpu < s->bi.nr_cpus; cpu++) {
-			uint64_t left = s->spool_bytes[cpu];
-			off_t off = 0;
-
-			while (!ret && left) {
-				size_t want = left < chunk ? (size_t)left : chunk;
-				ssize_t n = pread(s->spool[cpu], buf, want, off);
-
-				if (n != (ssize_t)want) {
-					ret = n < 0 ? -errno : -EIO;
-					break;
-				}
-				if (s->idmap)
-					for (size_t p = 0; p < want; p += r->page_size)
-						page_remap(buf + p, r->page_size, s->idmap);
-				if (cmd_write_all(fd, buf, want) < 0)
-					ret = -errno;
-				off += n;
-				left -= want;
-			}
-		}
-	}
-out:
-	if (fd >= 0 && close(fd) < 0 && !ret)
-		ret = -errno;
-	free(hdr);
-	free(buf);
-	free(sizes);
-	free(cmdlines);
-	free(tf);
-	for (size_t i = 0; i < nowned; i++)
-		free(owned[i]);
-	free(owned);
-	return ret;
-}
 
 /* --- setting events up ------------------------------------------------------------------- */
 
@@ -979,6 +785,7 @@ static struct rec_src *src_new(struct rec *r, pid_t pid)
 		return NULL;
 	s->fd = -1;
 	s->pid = pid;
+	s->idx = (unsigned int)r->nsrc;
 	r->src[r->nsrc++] = s;
 	return s;
 }
@@ -1181,6 +988,8 @@ static bool src_gone(struct rec_src *s)
  * process went away meanwhile or cannot be recorded with the others: it is
  * left out.
  */
+static void add_names(struct rec_src *s, pid_t pid);
+
 static int src_attach(struct rec *r, struct rec_src *s)
 {
 	int ret = 0;
@@ -1190,9 +999,9 @@ static int src_attach(struct rec *r, struct rec_src *s)
 	 * was there belongs to no request of ours). A started command keeps
 	 * what its events wrote before we connected.
 	 */
-	if (!r->tree)
+	if (!r->tree && !r->extract)
 		ctl_write(s->c, "trace", "", 0, CTL_WF_TRUNC, NULL, 0);
-	if (setup_events(r, s))
+	if (!r->extract && setup_events(r, s))
 		return r->tree && src_gone(s) ? -2 : -1;
 	/* another consumer that is about to let go (a previous record) gets 2 s */
 	for (int i = 0; i < 100; i++) {
@@ -1226,12 +1035,6 @@ static int src_attach(struct rec *r, struct rec_src *s)
 			s->mem_ino = st.st_ino;
 		}
 	}
-	s->spool = calloc(s->bi.nr_cpus ? s->bi.nr_cpus : 1, sizeof(*s->spool));
-	s->spool_bytes = calloc(s->bi.nr_cpus ? s->bi.nr_cpus : 1, sizeof(*s->spool_bytes));
-	if (!s->spool || !s->spool_bytes)
-		return -1;
-	for (unsigned int cpu = 0; cpu < s->bi.nr_cpus; cpu++)
-		s->spool[cpu] = -1; /* opened at its first page (drain()) */
 	if (!r->first) {
 		r->page_size = s->bi.page_size;
 		free(r->page);
@@ -1253,6 +1056,12 @@ static int src_attach(struct rec *r, struct rec_src *s)
 			(int)s->pid, s->bi.clock, (int)r->first->pid, r->first->bi.clock);
 	if (fetch_meta(s))
 		return r->tree && src_gone(s) ? -2 : -1;
+	add_names(s, s->pid);
+	ret = put_meta(r, s);
+	if (ret) {
+		cmd_error("record: writing %s: %s", r->output, strerror(-ret));
+		return -1;
+	}
 	if (!r->first)
 		r->first = s;
 	s->attached = true;
@@ -1297,6 +1106,7 @@ static void add_names(struct rec_src *s, pid_t pid)
 			break;
 		s->names = nn;
 		sprintf(s->names + len, "%s%s\n", key, comm);
+		s->meta_dirty = true;
 	}
 	closedir(d);
 }
@@ -1460,12 +1270,12 @@ static int src_finish(struct rec *r, struct rec_src *s)
 	int shared;
 	long got;
 
-	while ((got = drain(r, s)) > 0)
+	/*
+	 * A journal that cannot be written ends the record: rec_end() says so.
+	 * extract: what was there when it began (a live writer never runs dry).
+	 */
+	while ((got = drain(r, s)) > 0 && !r->extract)
 		;
-	if (got < 0) {
-		cmd_error("record: reading the buffer of %d: %s", (int)s->pid, strerror((int)-got));
-		return -1;
-	}
 	/*
 	 * Its fork() children (no exec) that write into this buffer, looked for
 	 * while it still waits for us in exit(): one that waits for it to end
@@ -1474,6 +1284,8 @@ static int src_finish(struct rec *r, struct rec_src *s)
 	shared = r->tree && !cmd_stop ? sharers(r, s) : 0;
 	if (s->c) {
 		fetch_meta(s);
+		if (s->meta_dirty)
+			put_meta(r, s);
 		undo(s);
 		ctl_put_buffer(s->c);
 		ctl_close(s->c);
@@ -1493,14 +1305,10 @@ static int src_unmap(struct rec *r, struct rec_src *s)
 {
 	long got;
 
-	while ((got = drain(r, s)) > 0)
+	while ((got = drain(r, s)) > 0 && !r->extract)
 		;
-	if (got < 0) {
-		cmd_error("record: reading the buffer of %d: %s", (int)s->pid, strerror((int)-got));
-		return -1;
-	}
 	/*
-	 * Its pages are in the spools: let the buffer go (a big tree's ended
+	 * Its pages are in the journal: let the buffer go (a big tree's ended
 	 * processes would otherwise keep all their buffers' memory alive).
 	 */
 	if (s->rb) {
@@ -1541,14 +1349,8 @@ static void src_free(struct rec_src *s)
 		evt_ring_buffer_free(s->rb);
 	if (s->fd >= 0)
 		close(s->fd);
-	if (s->spool)
-		for (unsigned int cpu = 0; cpu < s->bi.nr_cpus; cpu++)
-			if (s->spool[cpu] >= 0)
-				close(s->spool[cpu]);
-	free(s->spool);
-	free(s->spool_bytes);
-	free(s->idmap);
-	free_fmts(s->fmts, s->nfmts);
+	free(s->tids);
+	rj_fmts_free(s->fmts, s->nfmts);
 	free(s->cmdlines);
 	free(s->names);
 	free(s->shpids);
@@ -1588,6 +1390,27 @@ static int src_wait(struct rec *r, struct rec_src *s, bool stop)
 	return 0;
 }
 
+/*
+ * Has the command ended? It is reaped only once its own buffer is drained:
+ * until then its name can still be read from /proc (name_tid()), which a
+ * program that crashed at once needs.
+ */
+static bool child_ended(struct rec *r)
+{
+	siginfo_t si = { 0 };
+
+	if (waitid(P_PID, (id_t)r->child, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+	    si.si_pid != r->child)
+		return false;
+	for (int k = 0; k < r->nsrc; k++)
+		if (r->src[k]->pid == r->child &&
+		    (r->src[k]->state == SRC_ACTIVE || r->src[k]->state == SRC_WAIT))
+			return false;
+	if (waitpid(r->child, &r->child_status, 0) != r->child)
+		r->child_status = -1;
+	return true;
+}
+
 static int record_loop(struct rec *r)
 {
 	double last_meta = status_now();
@@ -1596,11 +1419,11 @@ static int record_loop(struct rec *r)
 	for (;;) {
 		bool stop = cmd_stop != 0, meta = false, waiting = false;
 		long got = 0;
-		int live = 0, st, nsrc = r->nsrc;
+		int live = 0, nsrc = r->nsrc;
 
 		if (r->tree)
 			discover(r, false);
-		if (r->child && waitpid(r->child, &st, WNOHANG) == r->child) {
+		if (r->child && child_ended(r)) {
 			/* the command is gone: what it started and did not see yet, now */
 			r->child = 0;
 			meta = true;
@@ -1615,7 +1438,7 @@ static int record_loop(struct rec *r)
 			wait_ms = 1; /* a new process: look at its hold soon */
 		for (int k = 0; k < r->nsrc; k++) {
 			struct rec_src *s = r->src[k];
-			bool end = stop;
+			bool end = stop || r->extract;
 			long n;
 
 			if (s->state == SRC_DONE)
@@ -1623,11 +1446,8 @@ static int record_loop(struct rec *r)
 			if (s->state == SRC_SHARED) {
 				/* its fork() children: drained until none maps the buffer */
 				n = drain(r, s);
-				if (n < 0) {
-					cmd_error("record: reading the buffer of %d: %s",
-						  (int)s->pid, strerror((int)-n));
-					return -1;
-				}
+				if (n < 0)
+					return 0; /* the journal failed: rec_end() says so */
 				got += n;
 				if (stop || (status_now() - s->last_ping >= 0.05 &&
 					     (s->last_ping = status_now(), sharers(r, s) == 0))) {
@@ -1653,12 +1473,11 @@ static int record_loop(struct rec *r)
 				got++; /* set up: round again at once */
 			}
 			n = drain(r, s);
-			if (n < 0) {
-				cmd_error("record: reading the buffer of %d: %s", (int)s->pid,
-					  strerror((int)-n));
-				return -1;
-			}
+			if (n < 0)
+				return 0; /* the journal failed: rec_end() says so */
 			got += n;
+			if (s->state == SRC_DONE)
+				continue; /* its buffer failed (src_fault()) */
 			/*
 			 * Is it exiting (waiting for us in exit())? Asked every 20 ms:
 			 * an exiting process waits until we let go of its buffer.
@@ -1676,6 +1495,9 @@ static int record_loop(struct rec *r)
 						if (r->tree)
 							sharers(r, s);
 					}
+					/* at most once a second: a kill loses a second of names */
+					if (meta && s->meta_dirty && put_meta(r, s))
+						return 0;
 				} else if (s->c) {
 					/* gone: what is mapped is still ours to drain */
 					ctl_close(s->c);
@@ -1697,7 +1519,7 @@ static int record_loop(struct rec *r)
 		 * The end: Ctrl-C; every process ended (-p); a command's tree: the
 		 * command exited and every process of it we know of ended.
 		 */
-		if (stop || (live == 0 && (!r->tree || r->child == 0)))
+		if (stop || (live == 0 && (!r->tree || r->child == 0)) || r->extract)
 			break;
 		/*
 		 * Nothing came: sleep, 1 ms after a busy round, twice as long after
@@ -1733,7 +1555,169 @@ static void rec_unmatched(const struct rec *r)
 				r->ev[i].spec);
 }
 
-int cmd_record(int argc, char **argv)
+/*
+ * The output: created (or, if it exists, opened) now, so that an output we
+ * cannot write fails before anything runs; a regular file becomes the
+ * journal, anything else (a pipe, /dev/stdout) gets the trace.dat at the
+ * end and the journal is an unnamed file.
+ */
+static int rec_open_output(struct rec *r)
+{
+	struct stat st;
+	int fd, ret;
+
+	fd = open(r->output, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		r->output_created = true;
+	else if (errno == EEXIST)
+		fd = open(r->output, O_RDWR | O_CLOEXEC);
+	if (fd < 0 && errno == EEXIST) /* removed meanwhile: once more */
+		fd = open(r->output, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 && (errno == EACCES || errno == ENXIO || errno == EISDIR))
+		fd = open(r->output, O_WRONLY | O_CLOEXEC); /* a FIFO or a write-only file */
+	if (fd < 0) {
+		cmd_error("record: %s: %s", r->output, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDWR) {
+		/* a file that was there is left as it was until something is recorded */
+		r->j.fd = fd;
+		ret = r->output_created ? rj_start(&r->j, fd) : 0;
+	} else {
+		close(fd);
+		r->jtemp = true;
+		fd = journal_temp();
+		ret = fd < 0 ? -errno : rj_start(&r->j, fd);
+	}
+	if (ret) {
+		cmd_error("record: %s: %s", r->jtemp ? "a temporary file in /tmp" : r->output,
+			  strerror(-ret));
+		if (fd >= 0)
+			close(fd);
+		r->j.fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+/* The journal made the trace.dat. Return: 0, or -1 (said). */
+static int rec_convert(struct rec *r, struct rj_summary *sum)
+{
+	char err[300];
+	int ret, ofd;
+
+	/* the names taken since the last second */
+	for (int k = 0; k < r->nsrc && !r->j.err; k++)
+		if (r->src[k]->attached && r->src[k]->meta_dirty)
+			put_meta(r, r->src[k]);
+	if (!r->jtemp) {
+		ret = rj_convert_in_place(r->output, sum, err, sizeof(err));
+	} else {
+		ofd = open(r->output, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		ret = ofd < 0 ? -errno : rj_convert(r->j.fd, ofd, sum, err, sizeof(err));
+		if (ofd < 0)
+			snprintf(err, sizeof(err), "%s", strerror(-ret));
+		if (ofd >= 0 && close(ofd) < 0 && !ret) {
+			ret = -errno;
+			snprintf(err, sizeof(err), "%s", strerror(-ret));
+		}
+	}
+	if (!ret)
+		return 0;
+	if (r->jtemp)
+		cmd_error("record: writing %s: %s", r->output, err);
+	else
+		cmd_error("record: %s: making the trace.dat: %s%s; the recording is kept there as "
+			  "a journal: `evtrace report %s` reads it, `evtrace recover %s` makes it "
+			  "a trace.dat%s",
+			  r->output, err, ret == -ENOSPC ? " (its file system is full)" : "",
+			  r->output, r->output, ret == -ENOSPC ? " once there is room" : "");
+	return -1;
+}
+
+/*
+ * The end: the journal made the trace.dat, what happened said.
+ * Return: 0, or 1 (an error, said).
+ */
+static int rec_end(struct rec *r, int ret)
+{
+	struct rj_summary sum = { 0 };
+	const char *verb = r->extract ? "extract" : "record";
+
+	if (!ret && !r->first) {
+		/* nothing of the tree served a socket: no file, rather than one that is wrong */
+		if (r->nsrc)
+			cmd_error("record: %d process%s of the command served a control socket "
+				  "but ended before it could be set up: nothing recorded, %s %s",
+				  r->nsrc, r->nsrc > 1 ? "es" : "", r->output,
+				  r->output_created ? "not written" : "left as it was");
+		else
+			cmd_error("record: no process of the command served a control socket (is "
+				  "it linked with libevtrace?): nothing recorded, %s %s",
+				  r->output, r->output_created ? "not written" : "left as it was");
+		return 1;
+	}
+	if (!r->first)
+		return 1;
+	status(r, true);
+	if (r->j.err)
+		cmd_error("%s: writing %s: %s%s: recording stopped there; the %llu events drained "
+			  "before are kept", verb, r->jtemp ? "a temporary file in /tmp" : r->output,
+			  strerror(-r->j.err),
+			  r->j.err == -ENOSPC ? " (its file system is full)" : "",
+			  (unsigned long long)r->records);
+	if (rec_convert(r, &sum))
+		return 1;
+	rec_unmatched(r);
+	if (!r->quiet)
+		fprintf(stderr,
+			"evtrace: %s: %s: %llu events of %d process%s on %u CPUs, %llu lost\n",
+			verb, r->output, (unsigned long long)sum.records, sum.in_file,
+			sum.in_file > 1 ? "es" : "", sum.cpus, (unsigned long long)losses(r));
+	return ret || r->j.err || r->fault ? 1 : 0;
+}
+
+/* @r and what it holds; the command waited for; the session directory removed. */
+static void rec_free(struct rec *r, bool keep_output)
+{
+	/* an error before anything was recorded: the empty file we made goes */
+	if (!keep_output && r->output_created)
+		unlink(r->output);
+	for (int k = 0; k < r->nsrc; k++)
+		src_free(r->src[k]);
+	free(r->src);
+	free(r->seen);
+	if (r->child > 0) {
+		/* Ctrl-C reached the command too (same terminal); else tell it */
+		if (cmd_stop)
+			kill(r->child, SIGINT);
+		if (waitpid(r->child, &r->child_status, 0) != r->child)
+			r->child_status = -1;
+	}
+	if (r->ino_fd >= 0)
+		close(r->ino_fd);
+	if (r->j.fd >= 0)
+		close(r->j.fd);
+	session_dir_remove(r);
+	free(r->page);
+}
+
+/*
+ * The exit status: the command's, as strace and time give it (its own, or
+ * 128 + N when signal N killed it); a failed record gives 1 where the
+ * command gave 0. Without a command: the record's.
+ */
+static int rec_status(const struct rec *r, int ret)
+{
+	int cs = r->child_status, code;
+
+	if (!r->child_pid || cs < 0)
+		return ret;
+	code = WIFEXITED(cs) ? WEXITSTATUS(cs) : WIFSIGNALED(cs) ? 128 + WTERMSIG(cs) : 1;
+	return code ? code : ret;
+}
+
+static int rec_parse(struct rec *r, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "event", required_argument, NULL, 'e' },
@@ -1746,19 +1730,14 @@ int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rec *r = calloc(1, sizeof(*r));
-	int opt, fd, ret = 1, child_st = 0;
-	bool written = false;
+	int opt;
 
-	if (!r)
-		return 1;
-	r->output = "trace.dat";
 	while ((opt = getopt_long(argc, argv, "+e:f:T:o:p:qh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (r->nev == REC_MAX_EVENTS) {
 				cmd_error("record: at most %d -e", REC_MAX_EVENTS);
-				goto usage;
+				return 2;
 			}
 			r->ev[r->nev++].spec = optarg;
 			break;
@@ -1767,14 +1746,14 @@ int cmd_record(int argc, char **argv)
 			if (!r->nev) {
 				cmd_error("record: -%c applies to the -e before it: give -e first",
 					  opt);
-				goto usage;
+				return 2;
 			}
 			if (opt == 'f') {
 				r->ev[r->nev - 1].filter = optarg;
 			} else {
 				if (r->ev[r->nev - 1].ntrig == 8) {
 					cmd_error("record: at most 8 -T per -e");
-					goto usage;
+					return 2;
 				}
 				r->ev[r->nev - 1].trigger[r->ev[r->nev - 1].ntrig++] = optarg;
 			}
@@ -1785,14 +1764,14 @@ int cmd_record(int argc, char **argv)
 		case 'p':
 			if (r->npids == REC_MAX_SRC) {
 				cmd_error("record: at most %d -p", REC_MAX_SRC);
-				goto usage;
+				return 2;
 			}
 			if (cmd_parse_pid(optarg, &r->pids[r->npids]))
-				goto usage;
+				return 2;
 			for (int i = 0; i < r->npids; i++)
 				if (r->pids[i] == r->pids[r->npids]) {
 					cmd_error("record: -p %d twice", (int)r->pids[i]);
-					goto usage;
+					return 2;
 				}
 			r->npids++;
 			break;
@@ -1804,152 +1783,188 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'h':
 			rec_usage(stdout);
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if ((r->npids != 0) == (optind < argc)) {
+		cmd_error("record: give either -p PID or -- CMD ARGS");
+		return 2;
+	}
+	for (int i = 0; i < r->nev; i++)
+		if (strchr(r->ev[i].spec, ',') || strchr(r->ev[i].spec, ' ')) {
+			cmd_error("record: one event per -e, not '%s'", r->ev[i].spec);
+			return 2;
+		}
+	return -1;
+}
+
+/* -p PID...: each process connected and set up. Return: 0, or -1 (said). */
+static int rec_attach_pids(struct rec *r)
+{
+	for (int i = 0; i < r->npids; i++) {
+		struct rec_src *s = src_new(r, r->pids[i]);
+
+		if (!s)
+			return -1;
+		s->c = cmd_ctl_connect(s->pid);
+		if (!s->c)
+			return -1;
+	}
+	for (int k = 0; k < r->nsrc; k++) {
+		if (src_attach(r, r->src[k]))
+			return -1;
+		r->src[k]->state = SRC_ACTIVE;
+	}
+	return 0;
+}
+
+/* -- CMD: the session directory, watched; the command started. Return: 0, or -1 (said). */
+static int rec_start_tree(struct rec *r, char **argv)
+{
+	int err;
+
+	r->tree = true;
+	/* the journal is one descriptor; each process's buffer and socket are two more */
+	if (getrlimit(RLIMIT_NOFILE, &r->nofile) == 0) {
+		struct rlimit more = r->nofile;
+
+		more.rlim_cur = more.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &more);
+	}
+	err = session_dir(r);
+	if (err) {
+		cmd_error("record: a socket directory for the command: %s", strerror(-err));
+		return -1;
+	}
+	r->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (r->ino_fd >= 0 &&
+	    inotify_add_watch(r->ino_fd, r->dir, IN_CREATE | IN_ATTRIB | IN_MOVED_TO) < 0) {
+		close(r->ino_fd);
+		r->ino_fd = -1; /* the rescan every second does it */
+	}
+	r->child = start_child(r, argv);
+	if (r->child < 0) {
+		cmd_error("record: fork: %s", strerror(errno));
+		r->child = 0;
+		return -1;
+	}
+	r->child_pid = r->child;
+	return 0;
+}
+
+/* record and extract, once their options are parsed. */
+static int rec_run(struct rec *r, char **cmd)
+{
+	int ret = 1;
+
+	if (rec_open_output(r))
+		return 1;
+	r->status_on = r->quiet || r->extract ? 0 : isatty(STDERR_FILENO) ? 1 : r->stats ? 2 : 0;
+	cmd_catch_signals();
+	if (r->npids ? rec_attach_pids(r) : rec_start_tree(r, cmd))
+		goto out;
+	r->start = r->last_status = status_now();
+	ret = rec_end(r, record_loop(r) ? 1 : 0);
+out:
+	rec_free(r, r->first != NULL);
+	return rec_status(r, ret);
+}
+
+static struct rec *rec_new(void)
+{
+	struct rec *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->output = "trace.dat";
+	r->ino_fd = -1;
+	r->j.fd = -1;
+	r->child_status = -1;
+	return r;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct rec *r = rec_new();
+	int ret;
+
+	if (!r)
+		return 1;
+	ret = rec_parse(r, argc, argv);
+	if (ret >= 0) {
+		if (ret == 2)
+			rec_usage(stderr);
+		free(r);
+		return ret;
+	}
+	ret = rec_run(r, argv + optind);
+	free(r);
+	return ret;
+}
+
+static void ext_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: evtrace extract -p PID [-o FILE] [-q]\n"
+		"Write what a traced process's ring buffer holds now (in overwrite mode: its last\n"
+		"events) into a trace.dat file, without stopping it or changing its settings.\n"
+		"  -p, --pid PID         the process\n"
+		"  -o, --output FILE     the file (default trace.dat)\n"
+		"  -q, --quiet           no summary line\n");
+}
+
+int cmd_extract(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rec *r = rec_new();
+	int opt, ret;
+
+	if (!r)
+		return 1;
+	r->extract = true;
+	r->quiet = false;
+	while ((opt = getopt_long(argc, argv, "o:p:qh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			r->output = optarg;
+			break;
+		case 'p':
+			if (r->npids == 1) {
+				cmd_error("extract: one -p");
+				goto usage;
+			}
+			if (cmd_parse_pid(optarg, &r->pids[0]))
+				goto usage;
+			r->npids = 1;
+			break;
+		case 'q':
+			r->quiet = true;
+			break;
+		case 'h':
+			ext_usage(stdout);
 			free(r);
 			return 0;
 		default:
 			goto usage;
 		}
 	}
-	if ((r->npids != 0) == (optind < argc)) {
-		cmd_error("record: give either -p PID or -- CMD ARGS");
+	if (!r->npids || optind < argc) {
+		cmd_error("extract: give -p PID (and nothing else)");
 		goto usage;
 	}
-	for (int i = 0; i < r->nev; i++)
-		if (strchr(r->ev[i].spec, ',') || strchr(r->ev[i].spec, ' ')) {
-			cmd_error("record: one event per -e, not '%s'", r->ev[i].spec);
-			goto usage;
-		}
-	/* fail early on an output we cannot write (and know whether it is ours to remove) */
-	fd = open(r->output, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd >= 0)
-		r->output_created = true;
-	else if (errno == EEXIST)
-		fd = open(r->output, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		cmd_error("record: %s: %s", r->output, strerror(errno));
-		free(r);
-		return 1;
-	}
-	close(fd);
-	r->ino_fd = -1;
-	r->status_on = r->quiet ? 0 : isatty(STDERR_FILENO) ? 1 : r->stats ? 2 : 0;
-	cmd_catch_signals();
-
-	if (r->npids) {
-		for (int i = 0; i < r->npids; i++) {
-			struct rec_src *s = src_new(r, r->pids[i]);
-
-			if (!s)
-				goto out;
-			s->c = cmd_ctl_connect(s->pid);
-			if (!s->c)
-				goto out;
-		}
-		for (int k = 0; k < r->nsrc; k++) {
-			if (src_attach(r, r->src[k]))
-				goto out;
-			r->src[k]->state = SRC_ACTIVE;
-		}
-	} else {
-		int err;
-
-		r->tree = true;
-		/*
-		 * Each process recorded keeps a spool file per CPU it wrote on
-		 * until the end: as many descriptors as we may have.
-		 */
-		if (getrlimit(RLIMIT_NOFILE, &r->nofile) == 0) {
-			struct rlimit more = r->nofile;
-
-			more.rlim_cur = more.rlim_max;
-			setrlimit(RLIMIT_NOFILE, &more);
-		}
-		err = session_dir(r);
-		if (err) {
-			cmd_error("record: a socket directory for the command: %s", strerror(-err));
-			goto out;
-		}
-		r->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-		if (r->ino_fd >= 0 &&
-		    inotify_add_watch(r->ino_fd, r->dir, IN_CREATE | IN_ATTRIB | IN_MOVED_TO) < 0) {
-			close(r->ino_fd);
-			r->ino_fd = -1; /* the rescan every second does it */
-		}
-		r->child = start_child(r, argv + optind);
-		if (r->child < 0) {
-			cmd_error("record: fork: %s", strerror(errno));
-			r->child = 0;
-			goto out;
-		}
-	}
-	r->start = r->last_status = status_now();
-	ret = record_loop(r) ? 1 : 0;
-	if (!ret && !r->first) {
-		/* nothing of the tree served a socket: no file, rather than one that is wrong */
-		if (r->nsrc)
-			cmd_error("record: %d process%s of the command served a control socket "
-				  "but ended before it could be set up: nothing recorded, %s %s",
-				  r->nsrc, r->nsrc > 1 ? "es" : "", r->output,
-				  r->output_created ? "not written" : "left as it was");
-		else
-			cmd_error("record: no process of the command served a control socket (is "
-				  "it linked with libevtrace?): nothing recorded, %s %s",
-				  r->output, r->output_created ? "not written" : "left as it was");
-		ret = 1;
-	}
-	if (r->first)
-		status(r, true);
-	if (!ret) {
-		int w = write_output(r);
-
-		if (w) {
-			cmd_error("record: writing %s: %s (removed)", r->output, strerror(-w));
-			unlink(r->output);
-			r->output_created = false;
-			ret = 1;
-		} else {
-			written = true;
-			rec_unmatched(r);
-		}
-		if (written && !r->quiet) {
-			unsigned int ncpus = 0;
-			int nproc = 0;
-
-			for (int k = 0; k < r->nsrc; k++) {
-				if (r->src[k]->in_file)
-					ncpus += r->src[k]->bi.nr_cpus;
-				if (r->src[k]->attached)
-					nproc++;
-			}
-			fprintf(stderr,
-				"evtrace: record: %s: %llu events of %d process%s on %u CPUs, "
-				"%llu lost\n",
-				r->output, (unsigned long long)r->records, nproc,
-				nproc > 1 ? "es" : "", ncpus, (unsigned long long)losses(r));
-		}
-	}
-out:
-	/* an error before the file was written: the empty file we made goes */
-	if (!written && r->output_created)
-		unlink(r->output);
-	for (int k = 0; k < r->nsrc; k++)
-		src_free(r->src[k]);
-	free(r->src);
-	free(r->seen);
-	if (r->child > 0) {
-		/* Ctrl-C reached the command too (same terminal); else tell it */
-		if (cmd_stop)
-			kill(r->child, SIGINT);
-		waitpid(r->child, &child_st, 0);
-	}
-	if (r->ino_fd >= 0)
-		close(r->ino_fd);
-	session_dir_remove(r);
-	free(r->page);
+	ret = rec_run(r, NULL);
 	free(r);
 	return ret;
 usage:
-	rec_usage(stderr);
+	ext_usage(stderr);
 	free(r);
 	return 2;
 }

@@ -25,6 +25,7 @@
 #include <evtrace/tracedat.h>
 
 #include "evtrace-cmd.h"
+#include "evtrace-journal.h"
 #include "evtrace-select.h"
 
 struct rp_opts {
@@ -100,7 +101,7 @@ int cmd_report(int argc, char **argv)
 		goto usage_err;
 	}
 	path = optind < argc ? argv[optind] : "trace.dat";
-	ret = evt_tracedat_open(path, &td, err, sizeof(err));
+	ret = rj_tracedat_open(path, &td, err, sizeof(err));
 	if (ret) {
 		cmd_error("%s: %s", path, err);
 		status = 1;

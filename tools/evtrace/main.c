@@ -15,12 +15,14 @@
 static const struct evtrace_cmd commands[] = {
 	{ "cat", cmd_cat, "print files of a traced process's tracing tree" },
 	{ "export", cmd_export, "convert a trace.dat file to Perfetto/Chrome JSON trace events" },
+	{ "extract", cmd_extract, "what a traced process's buffer holds now, as a trace.dat" },
 	{ "hist", cmd_hist, "print the hist files of a traced process's events" },
 	{ "list", cmd_list, "the traced processes and their events" },
 #ifdef EVT_HAVE_FUSE
 	{ "mount", cmd_mount, "show a traced process's tracing tree as files (FUSE)" },
 #endif
 	{ "record", cmd_record, "record a traced process (or a command) into a trace.dat" },
+	{ "recover", cmd_recover, "make the journal a killed record left a trace.dat" },
 	{ "relay", cmd_relay, "drain relay channels and GTSC traces: cat, record" },
 	{ "report", cmd_report, "print a trace.dat file in the kernel's trace layout" },
 	{ "reset", cmd_reset, "disable events, filters and triggers; empty the buffer" },

@@ -25,10 +25,12 @@ void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int cmd_cat(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_extract(int argc, char **argv); /* cmd-record.c: record's machinery, once */
 int cmd_hist(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_mount(int argc, char **argv); /* built with libfuse3 only (EVT_HAVE_FUSE) */
 int cmd_record(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 int cmd_relay(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_reset(int argc, char **argv);

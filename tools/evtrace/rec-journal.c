@@ -1,0 +1,995 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * rec-journal.c - the recording journal (evtrace-journal.h): appending to
+ * it while `record`/`extract` drain, reading it back, and writing the
+ * trace.dat it holds (at a record's end, and by `evtrace recover` after a
+ * kill). docs/tracedat.md, "The recording journal", has the layout:
+ *
+ *   header   64 bytes: RJ_MAGIC, u32 version (1), u32 header size (64), zeros
+ *   records  u32 RJ_REC_MAGIC, u16 type, u16 source, u32 cpu, u32 length,
+ *            then the payload, padded with zeros to 8 bytes
+ *
+ * A record is written by one pwritev() at the end of the last whole one;
+ * one that fails is cut off again, so the journal is always whole records
+ * and, after a kill, at most one torn record at its end. The reader stops
+ * at the first record that is not whole and valid and keeps what came
+ * before.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <evtrace/ring_buffer.h>
+#include <evtrace/tracedat.h>
+
+#include "evtrace-cmd.h"
+#include "evtrace-journal.h"
+#include "output/tracedat_internal.h"
+
+#define RJ_VERSION	1
+#define RJ_HDR_SIZE	64
+#define RJ_REC_MAGIC	0x4352564aU /* "JVRC" in memory, little endian */
+#define RJ_PAGE		1
+#define RJ_META		2
+#define RJ_MAX_META	(64u << 20) /* a process's formats and names */
+#define RJ_MAX_CPUS	4096
+#define RJ_MAX_SRC	65536
+
+struct rj_rec {
+	uint32_t magic;
+	uint16_t type;
+	uint16_t src;
+	uint32_t cpu;
+	uint32_t len;
+};
+
+/* --- writing ------------------------------------------------------------------------- */
+
+int rj_start(struct rj *j, int fd)
+{
+	unsigned char hdr[RJ_HDR_SIZE] = { 0 };
+	uint32_t v[2] = { RJ_VERSION, RJ_HDR_SIZE };
+
+	j->fd = fd;
+	j->size = 0;
+	j->err = 0;
+	memcpy(hdr, RJ_MAGIC, RJ_MAGIC_LEN);
+	memcpy(hdr + RJ_MAGIC_LEN, v, sizeof(v));
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
+		return j->err = errno ? -errno : -EIO;
+	j->size = RJ_HDR_SIZE;
+	return 0;
+}
+
+static int rj_put(struct rj *j, unsigned int type, unsigned int src, unsigned int cpu,
+		  const void *data, size_t len)
+{
+	static const unsigned char zero[8];
+	struct rj_rec h = { RJ_REC_MAGIC, (uint16_t)type, (uint16_t)src, cpu, (uint32_t)len };
+	size_t pad = (8 - len % 8) % 8, total = sizeof(h) + len + pad, done = 0;
+	struct iovec iov[3] = {
+		{ &h, sizeof(h) }, { (void *)data, len }, { (void *)zero, pad },
+	};
+
+	if (j->err)
+		return j->err;
+	if (src >= RJ_MAX_SRC || len > UINT32_MAX)
+		return -EINVAL;
+	while (done < total) {
+		ssize_t n = pwritev(j->fd, iov, 3, (off_t)(j->size + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			j->err = n < 0 ? -errno : -EIO;
+			/* the journal ends at the last whole record again */
+			if (ftruncate(j->fd, (off_t)j->size) < 0)
+				(void)0; /* what the reader finds there is a torn record: cut */
+			return j->err;
+		}
+		done += (size_t)n;
+		for (int i = 0; i < 3 && n > 0; i++) {
+			size_t k = (size_t)n < iov[i].iov_len ? (size_t)n : iov[i].iov_len;
+
+			iov[i].iov_base = (char *)iov[i].iov_base + k;
+			iov[i].iov_len -= k;
+			n -= (ssize_t)k;
+		}
+	}
+	j->size += total;
+	return 0;
+}
+
+int rj_put_page(struct rj *j, unsigned int src, unsigned int cpu, const void *page,
+		unsigned int size)
+{
+	return rj_put(j, RJ_PAGE, src, cpu, page, size);
+}
+
+/* A growing byte buffer for a metadata record. */
+struct mbuf {
+	unsigned char *p;
+	size_t len, cap;
+	int err;
+};
+
+static void mb_put(struct mbuf *b, const void *data, size_t len)
+{
+	if (b->err)
+		return;
+	if (len > b->cap - b->len) {
+		size_t cap = b->cap ? b->cap : 4096;
+		unsigned char *np;
+
+		while (cap - b->len < len)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, len);
+	b->len += len;
+}
+
+static void mb_u32(struct mbuf *b, uint32_t v)
+{
+	mb_put(b, &v, sizeof(v));
+}
+
+static void mb_str(struct mbuf *b, const char *s, size_t len)
+{
+	mb_u32(b, s ? (uint32_t)len : 0);
+	if (s && len)
+		mb_put(b, s, len);
+}
+
+int rj_put_meta(struct rj *j, unsigned int src, const struct rj_meta *m)
+{
+	struct mbuf b = { 0 };
+	int ret;
+
+	mb_u32(&b, (uint32_t)m->pid);
+	mb_u32(&b, m->nr_cpus);
+	mb_u32(&b, m->page_size);
+	mb_u32(&b, (uint32_t)m->nfmts);
+	mb_str(&b, m->clock, m->clock ? strlen(m->clock) : 0);
+	mb_str(&b, m->clock_list, m->clock_list ? strlen(m->clock_list) : 0);
+	mb_str(&b, m->cmdlines, m->cmdlines ? strlen(m->cmdlines) : 0);
+	mb_str(&b, m->names, m->names ? strlen(m->names) : 0);
+	for (size_t i = 0; i < m->nfmts; i++) {
+		mb_str(&b, m->fmts[i].system, strlen(m->fmts[i].system));
+		mb_str(&b, m->fmts[i].name, strlen(m->fmts[i].name));
+		mb_str(&b, m->fmts[i].text, m->fmts[i].len);
+	}
+	if (!b.err && b.len > RJ_MAX_META)
+		b.err = -EFBIG;
+	ret = b.err ? b.err : rj_put(j, RJ_META, src, 0, b.p, b.len);
+	free(b.p);
+	return ret;
+}
+
+/* --- reading -------------------------------------------------------------------------- */
+
+struct jcpu {
+	uint64_t *off; /* file offsets of its pages, in journal order */
+	size_t n, cap;
+};
+
+struct jsrc {
+	bool have;	/* a metadata record was read */
+	long order;	/* the position of its first one */
+	pid_t pid;
+	unsigned int nr_cpus, page_size;
+	char *clock, *clock_list, *cmdlines, *names;
+	struct rj_fmt *fmts;
+	size_t nfmts;
+	struct jcpu *cpu;
+	bool in_file;
+	uint16_t *idmap; /* the file's id of each of its ids (0: the same), or NULL */
+};
+
+struct jfile {
+	int fd;
+	struct jsrc *src;
+	unsigned int nsrc; /* 1 + the highest source index seen */
+	long nmeta;
+	unsigned int page_size;
+	struct rj_summary *sum;
+};
+
+void rj_fmts_free(struct rj_fmt *f, size_t n)
+{
+	for (size_t i = 0; f && i < n; i++) {
+		free(f[i].system);
+		free(f[i].name);
+		free(f[i].text);
+	}
+	free(f);
+}
+
+static void jsrc_free_meta(struct jsrc *s)
+{
+	free(s->clock);
+	free(s->clock_list);
+	free(s->cmdlines);
+	free(s->names);
+	rj_fmts_free(s->fmts, s->nfmts);
+	s->clock = s->clock_list = s->cmdlines = s->names = NULL;
+	s->fmts = NULL;
+	s->nfmts = 0;
+}
+
+static void jfile_free(struct jfile *jf)
+{
+	for (unsigned int i = 0; i < jf->nsrc; i++) {
+		struct jsrc *s = &jf->src[i];
+
+		jsrc_free_meta(s);
+		for (unsigned int c = 0; s->cpu && c < s->nr_cpus; c++)
+			free(s->cpu[c].off);
+		free(s->cpu);
+		free(s->idmap);
+	}
+	free(jf->src);
+}
+
+unsigned int rj_fmt_id(const char *text)
+{
+	const char *p = strstr(text, "\nID: ");
+	unsigned long v;
+
+	if (!p)
+		return 0;
+	v = strtoul(p + 5, NULL, 10);
+	return v < RJ_ID_MAX ? (unsigned int)v : 0;
+}
+
+/* A bounded cursor over a metadata payload. */
+struct mcur {
+	const unsigned char *p;
+	size_t left;
+	bool bad;
+};
+
+static uint32_t mc_u32(struct mcur *c)
+{
+	uint32_t v = 0;
+
+	if (c->left < 4) {
+		c->bad = true;
+		return 0;
+	}
+	memcpy(&v, c->p, 4);
+	c->p += 4;
+	c->left -= 4;
+	return v;
+}
+
+/* A string of the payload, malloc'd and NUL-terminated; NULL for an empty one if @null. */
+static char *mc_str(struct mcur *c, size_t *lenp, bool null)
+{
+	uint32_t len = mc_u32(c);
+	char *s;
+
+	if (c->bad || len > c->left) {
+		c->bad = true;
+		return NULL;
+	}
+	if (!len && null)
+		return NULL;
+	s = malloc((size_t)len + 1);
+	if (!s) {
+		c->bad = true;
+		return NULL;
+	}
+	memcpy(s, c->p, len);
+	s[len] = '\0';
+	c->p += len;
+	c->left -= len;
+	if (lenp)
+		*lenp = len;
+	return s;
+}
+
+static int cmp_fmt(const void *a, const void *b)
+{
+	const struct rj_fmt *x = a, *y = b;
+	int d = strcmp(x->system, y->system);
+
+	return d ? d : strcmp(x->name, y->name);
+}
+
+/* Parse a metadata payload into @s (replacing what it had). Return: 0, or -EBADMSG. */
+static int parse_meta(struct jfile *jf, struct jsrc *s, const unsigned char *p, size_t len)
+{
+	struct mcur c = { p, len, false };
+	unsigned int nr_cpus, page_size;
+	uint32_t nfmts;
+	pid_t pid;
+
+	pid = (pid_t)mc_u32(&c);
+	nr_cpus = mc_u32(&c);
+	page_size = mc_u32(&c);
+	nfmts = mc_u32(&c);
+	if (c.bad || !nr_cpus || nr_cpus > RJ_MAX_CPUS || page_size < 256 ||
+	    page_size > (1u << 24) || (page_size & (page_size - 1)) || nfmts > len / 12)
+		return -EBADMSG;
+	/* a process's CPUs and pages do not change; every process's pages are one size */
+	if ((s->have && (nr_cpus != s->nr_cpus || page_size != s->page_size)) ||
+	    (jf->page_size && page_size != jf->page_size))
+		return -EBADMSG;
+	jsrc_free_meta(s);
+	s->pid = pid;
+	s->clock = mc_str(&c, NULL, false);
+	s->clock_list = mc_str(&c, NULL, true);
+	s->cmdlines = mc_str(&c, NULL, true);
+	s->names = mc_str(&c, NULL, true);
+	s->fmts = calloc(nfmts ? nfmts : 1, sizeof(*s->fmts));
+	if (!s->fmts)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nfmts && !c.bad; i++) {
+		struct rj_fmt *f = &s->fmts[i];
+
+		f->system = mc_str(&c, NULL, false);
+		f->name = mc_str(&c, NULL, false);
+		f->text = mc_str(&c, &f->len, false);
+		if (c.bad)
+			break;
+		f->id = rj_fmt_id(f->text);
+		s->nfmts++;
+	}
+	if (c.bad)
+		return -EBADMSG;
+	if (s->nfmts)
+		qsort(s->fmts, s->nfmts, sizeof(*s->fmts), cmp_fmt);
+	if (!s->have) {
+		s->cpu = calloc(nr_cpus, sizeof(*s->cpu));
+		if (!s->cpu)
+			return -ENOMEM;
+		s->nr_cpus = nr_cpus;
+		s->page_size = page_size;
+		s->order = jf->nmeta;
+		s->have = true;
+	}
+	jf->page_size = page_size;
+	jf->nmeta++;
+	return 0;
+}
+
+static struct jsrc *jfile_src(struct jfile *jf, unsigned int src)
+{
+	if (src >= jf->nsrc) {
+		unsigned int n = src + 1 > jf->nsrc * 2 ? src + 1 : jf->nsrc * 2;
+		struct jsrc *ns = realloc(jf->src, n * sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		memset(ns + jf->nsrc, 0, (n - jf->nsrc) * sizeof(*ns));
+		jf->src = ns;
+		jf->nsrc = n;
+	}
+	return &jf->src[src];
+}
+
+static int add_page(struct jcpu *c, uint64_t off)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		uint64_t *no = realloc(c->off, cap * sizeof(*no));
+
+		if (!no)
+			return -ENOMEM;
+		c->off = no;
+		c->cap = cap;
+	}
+	c->off[c->n++] = off;
+	return 0;
+}
+
+/*
+ * One record at @pos (of a file of @size bytes). Return: its size, 0 when
+ * it is not whole and valid (the journal ends before it), or -ENOMEM.
+ */
+static long long scan_one(struct jfile *jf, uint64_t pos, uint64_t size)
+{
+	uint64_t total;
+	struct rj_rec h;
+	struct jsrc *s;
+
+	if (size - pos < sizeof(h) || pread(jf->fd, &h, sizeof(h), (off_t)pos) != sizeof(h))
+		return 0;
+	total = sizeof(h) + (uint64_t)h.len + (8 - h.len % 8) % 8;
+	if (h.magic != RJ_REC_MAGIC || total > size - pos)
+		return 0;
+	s = jfile_src(jf, h.src);
+	if (!s)
+		return -ENOMEM;
+	if (h.type == RJ_PAGE) {
+		if (!s->have || h.cpu >= s->nr_cpus || h.len != s->page_size)
+			return 0;
+		if (add_page(&s->cpu[h.cpu], pos + sizeof(h)))
+			return -ENOMEM;
+		return (long long)total;
+	}
+	if (h.type == RJ_META && h.len <= RJ_MAX_META) {
+		unsigned char *p = malloc(h.len ? h.len : 1);
+		int ret;
+
+		if (!p)
+			return -ENOMEM;
+		if (pread(jf->fd, p, h.len, (off_t)(pos + sizeof(h))) != (ssize_t)h.len) {
+			free(p);
+			return 0;
+		}
+		ret = parse_meta(jf, s, p, h.len);
+		free(p);
+		if (ret == -ENOMEM)
+			return ret;
+		return ret ? 0 : (long long)total;
+	}
+	return 0;
+}
+
+int rj_is_journal(int fd)
+{
+	char m[RJ_MAGIC_LEN];
+	ssize_t n = pread(fd, m, sizeof(m), 0);
+
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)sizeof(m) && !memcmp(m, RJ_MAGIC, RJ_MAGIC_LEN);
+}
+
+static int jfile_load(struct jfile *jf, char *err, size_t errlen)
+{
+	unsigned char hdr[RJ_HDR_SIZE];
+	uint32_t v[2];
+	struct stat st;
+	uint64_t pos;
+
+	if (fstat(jf->fd, &st) < 0) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -errno;
+	}
+	if (pread(jf->fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
+	    memcmp(hdr, RJ_MAGIC, RJ_MAGIC_LEN)) {
+		snprintf(err, errlen, "not a recording journal (no '%.15s' header)", RJ_MAGIC);
+		return -EBADMSG;
+	}
+	memcpy(v, hdr + RJ_MAGIC_LEN, sizeof(v));
+	if (v[0] != RJ_VERSION || v[1] != RJ_HDR_SIZE) {
+		snprintf(err, errlen, "journal version %u (this evtrace reads version %d)", v[0],
+			 RJ_VERSION);
+		return -EPROTO;
+	}
+	for (pos = RJ_HDR_SIZE; pos < (uint64_t)st.st_size;) {
+		long long n = scan_one(jf, pos, (uint64_t)st.st_size);
+
+		if (n < 0) {
+			snprintf(err, errlen, "%s", strerror((int)-n));
+			return (int)n;
+		}
+		if (n == 0)
+			break;
+		pos += (uint64_t)n;
+	}
+	jf->sum->journal_bytes = pos;
+	jf->sum->torn_bytes = (uint64_t)st.st_size - pos;
+	return 0;
+}
+
+/* --- the trace.dat ------------------------------------------------------------------------ */
+
+/* @f's text with its "ID: old" line saying @id instead (malloc'd); its length in *@lenp. */
+static char *retext(const struct rj_fmt *f, unsigned int id, size_t *lenp)
+{
+	const char *p = strstr(f->text, "\nID: "), *e;
+	char *out;
+	int n;
+
+	if (!p)
+		return NULL;
+	p += 5;
+	e = p + strspn(p, "0123456789");
+	out = malloc(f->len + 16);
+	if (!out)
+		return NULL;
+	n = snprintf(out, f->len + 16, "%.*s%u%s", (int)(p - f->text), f->text, id, e);
+	*lenp = (size_t)n;
+	return out;
+}
+
+/* Are @f and @g the same event (system, name, format but the ID line)? */
+static bool same_event(const struct rj_fmt *g, const struct rj_fmt *f)
+{
+	const char *a, *b, *ea, *eb;
+
+	if (strcmp(g->system, f->system) || strcmp(g->name, f->name))
+		return false;
+	a = strstr(g->text, "\nID: ");
+	b = strstr(f->text, "\nID: ");
+	if (!a || !b || a - g->text != b - f->text || strncmp(g->text, f->text, (size_t)(a - g->text)))
+		return false;
+	ea = strchr(a + 1, '\n');
+	eb = strchr(b + 1, '\n');
+	return !strcmp(ea ? ea : "", eb ? eb : "");
+}
+
+struct fmt_table {
+	struct tracedat_format *tf;
+	size_t n, cap;
+	char **owned;
+	size_t nowned;
+	const struct rj_fmt **by_id; /* RJ_ID_MAX: the event of each of the file's ids */
+};
+
+static int set_map(struct jsrc *s, unsigned int id, unsigned int nid)
+{
+	if (!s->idmap) {
+		s->idmap = calloc(RJ_ID_MAX, sizeof(*s->idmap));
+		if (!s->idmap)
+			return -ENOMEM;
+	}
+	s->idmap[id] = (uint16_t)nid;
+	return 0;
+}
+
+/* One event of @s into the table: the id of the same event already there, its own, or a new one. */
+static int merge_one(struct fmt_table *t, struct jsrc *s, const struct rj_fmt *f, unsigned int *next)
+{
+	unsigned int id = f->id, nid = 0;
+	const char *text = f->text;
+	size_t len = f->len;
+
+	for (size_t j = 0; j < t->n && !nid; j++) {
+		const struct rj_fmt *g = t->by_id[rj_fmt_id(t->tf[j].text)];
+
+		if (g && same_event(g, f))
+			nid = rj_fmt_id(t->tf[j].text);
+	}
+	if (nid)
+		return nid != id ? set_map(s, id, nid) : 0;
+	if (t->by_id[id]) {
+		/* its id is another event's: a new one */
+		char **no;
+
+		if (*next >= RJ_ID_MAX)
+			return -ENOMEM;
+		nid = (*next)++;
+		if (set_map(s, id, nid))
+			return -ENOMEM;
+		no = realloc(t->owned, (t->nowned + 1) * sizeof(*no));
+		if (!no)
+			return -ENOMEM;
+		t->owned = no;
+		t->owned[t->nowned] = retext(f, nid, &len);
+		if (!t->owned[t->nowned])
+			return -ENOMEM;
+		text = t->owned[t->nowned++];
+		id = nid;
+	}
+	t->by_id[id] = f;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct tracedat_format *nt = realloc(t->tf, cap * sizeof(*nt));
+
+		if (!nt)
+			return -ENOMEM;
+		t->tf = nt;
+		t->cap = cap;
+	}
+	t->tf[t->n++] = (struct tracedat_format){ .system = f->system, .text = text, .len = len };
+	return 0;
+}
+
+/*
+ * The file's event table: the first process's ids as they are; a later
+ * process's event with the same system, name and format (but the ID line)
+ * takes the id already there; else its own id if free, else a new one
+ * (its records' common_type rewritten through its idmap).
+ */
+static int merge_formats(struct jfile *jf, struct fmt_table *t)
+{
+	unsigned int next = 32;
+	int ret = 0;
+
+	t->by_id = calloc(RJ_ID_MAX, sizeof(*t->by_id));
+	if (!t->by_id)
+		return -ENOMEM;
+	for (unsigned int k = 0; k < jf->nsrc; k++)
+		for (size_t i = 0; jf->src[k].in_file && i < jf->src[k].nfmts; i++)
+			if (jf->src[k].fmts[i].id >= next)
+				next = jf->src[k].fmts[i].id + 1;
+	for (unsigned int k = 0; !ret && k < jf->nsrc; k++)
+		for (size_t i = 0; !ret && jf->src[k].in_file && i < jf->src[k].nfmts; i++)
+			if (jf->src[k].fmts[i].id)
+				ret = merge_one(t, &jf->src[k], &jf->src[k].fmts[i], &next);
+	/* one system's formats adjacent, as the writer wants */
+	for (size_t i = 1; !ret && i < t->n; i++)
+		for (size_t j = i; j > 0 && strcmp(t->tf[j - 1].system, t->tf[j].system) > 0; j--) {
+			struct tracedat_format x = t->tf[j];
+
+			t->tf[j] = t->tf[j - 1];
+			t->tf[j - 1] = x;
+		}
+	return ret;
+}
+
+static void fmt_table_free(struct fmt_table *t)
+{
+	free(t->tf);
+	for (size_t i = 0; i < t->nowned; i++)
+		free(t->owned[i]);
+	free(t->owned);
+	free(t->by_id);
+}
+
+/* Rewrite each record's common_type in @page through @map (0: unchanged). */
+static void page_remap(unsigned char *page, unsigned int size, const uint16_t *map)
+{
+	const struct evt_ring_buffer_event *ev;
+	struct evt_rb_page_iter it;
+
+	if (evt_rb_page_iter_init(&it, page, size))
+		return;
+	while (evt_rb_page_iter_next(&it, &ev, NULL) > 0) {
+		unsigned char *data =
+			evt_ring_buffer_event_data((struct evt_ring_buffer_event *)ev);
+		uint16_t type;
+
+		/* the iterator checked the entry lies in the page; the type is its first 2 bytes */
+		if (evt_ring_buffer_event_length(ev) < 2)
+			continue;
+		memcpy(&type, data, sizeof(type));
+		if (map[type])
+			memcpy(data, &map[type], sizeof(type));
+	}
+}
+
+/* Is there a "@tid " line in @text? */
+static bool has_tid(const char *text, const char *key, size_t kl)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, key, kl))
+			return true;
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return false;
+}
+
+/* Every in-file process's saved cmdlines, then its other names of threads not named yet. */
+static char *all_cmdlines(struct jfile *jf, size_t *lenp)
+{
+	size_t cap = 1, len = 0;
+	char *out;
+
+	for (unsigned int k = 0; k < jf->nsrc; k++)
+		if (jf->src[k].in_file)
+			cap += (jf->src[k].cmdlines ? strlen(jf->src[k].cmdlines) + 1 : 0) +
+			       (jf->src[k].names ? strlen(jf->src[k].names) + 1 : 0);
+	out = malloc(cap);
+	if (!out)
+		return NULL;
+	out[0] = '\0';
+	for (unsigned int k = 0; k < jf->nsrc; k++) {
+		const struct jsrc *s = &jf->src[k];
+		const char *p = s->names;
+
+		if (!s->in_file)
+			continue;
+		if (s->cmdlines && *s->cmdlines) {
+			len += (size_t)sprintf(out + len, "%s", s->cmdlines);
+			if (out[len - 1] != '\n')
+				out[len++] = '\n';
+			out[len] = '\0';
+		}
+		/* a thread the process's own table names keeps that name */
+		while (p && *p) {
+			const char *nl = strchr(p, '\n'), *sp = strchr(p, ' ');
+			size_t l = nl ? (size_t)(nl - p) + 1 : strlen(p);
+
+			if (sp && sp < p + l && !has_tid(out, p, (size_t)(sp - p) + 1)) {
+				memcpy(out + len, p, l);
+				len += l;
+				if (out[len - 1] != '\n')
+					out[len++] = '\n';
+				out[len] = '\0';
+			}
+			p += l;
+		}
+	}
+	*lenp = len;
+	return out;
+}
+
+/* Count a page's records. */
+static uint64_t page_records(const unsigned char *page, unsigned int size)
+{
+	struct evt_rb_page_iter it;
+	uint64_t n = 0;
+
+	if (evt_rb_page_iter_init(&it, page, size))
+		return 0;
+	while (evt_rb_page_iter_next(&it, NULL, NULL) > 0)
+		n++;
+	return n;
+}
+
+/* Each in-file process's CPUs, in order, their pages as the journal has them. */
+static int write_pages(struct jfile *jf, int outfd, unsigned char *page)
+{
+	for (unsigned int k = 0; k < jf->nsrc; k++) {
+		const struct jsrc *s = &jf->src[k];
+
+		for (unsigned int c = 0; s->in_file && c < s->nr_cpus; c++)
+			for (size_t i = 0; i < s->cpu[c].n; i++) {
+				ssize_t n = pread(jf->fd, page, jf->page_size,
+						  (off_t)s->cpu[c].off[i]);
+
+				if (n != (ssize_t)jf->page_size)
+					return n < 0 ? -errno : -EIO;
+				if (s->idmap)
+					page_remap(page, jf->page_size, s->idmap);
+				jf->sum->records += page_records(page, jf->page_size);
+				jf->sum->pages++;
+				if (cmd_write_all(outfd, page, jf->page_size) < 0)
+					return -errno;
+			}
+	}
+	return 0;
+}
+
+/*
+ * Which processes go into the file: those with pages (when none has any,
+ * the first one set up, for a valid empty file). Return: the first set up.
+ */
+static struct jsrc *choose_sources(struct jfile *jf)
+{
+	struct jsrc *first = NULL;
+	bool any = false;
+
+	for (unsigned int k = 0; k < jf->nsrc; k++) {
+		struct jsrc *s = &jf->src[k];
+
+		if (!s->have)
+			continue;
+		jf->sum->sources++;
+		if (!first || s->order < first->order)
+			first = s;
+		for (unsigned int c = 0; c < s->nr_cpus; c++)
+			s->in_file |= s->cpu[c].n != 0;
+		any |= s->in_file;
+	}
+	if (first && !any)
+		first->in_file = true;
+	return first;
+}
+
+static int write_tracedat(struct jfile *jf, int outfd, char *err, size_t errlen)
+{
+	struct jsrc *first = choose_sources(jf);
+	struct fmt_table t = { 0 };
+	struct tracedat_desc d = { 0 };
+	unsigned char *hdr = NULL, *page = NULL;
+	uint64_t *sizes = NULL, empty = 0;
+	size_t hlen = 0, clen = 0;
+	char *cmdlines = NULL;
+	int ret;
+
+	if (!first) {
+		/* killed before any process was set up: a valid file with nothing in it */
+		long ps = sysconf(_SC_PAGESIZE);
+
+		d.page_size = jf->page_size = ps > 0 ? (unsigned int)ps : 4096;
+		d.nr_cpus = 1;
+		d.clock = "local";
+		d.cpu_bytes = &empty;
+		ret = tracedat_header(&d, &hdr, &hlen);
+		goto write;
+	}
+	ret = merge_formats(jf, &t);
+	cmdlines = ret ? NULL : all_cmdlines(jf, &clen);
+	if (!ret && !cmdlines)
+		ret = -ENOMEM;
+	for (unsigned int k = 0; !ret && k < jf->nsrc; k++)
+		if (jf->src[k].in_file)
+			d.nr_cpus += (int)jf->src[k].nr_cpus;
+	sizes = ret ? NULL : calloc((size_t)d.nr_cpus, sizeof(*sizes));
+	if (!ret && !sizes)
+		ret = -ENOMEM;
+	for (unsigned int k = 0, base = 0; !ret && k < jf->nsrc; k++) {
+		const struct jsrc *s = &jf->src[k];
+
+		for (unsigned int c = 0; s->in_file && c < s->nr_cpus; c++)
+			sizes[base + c] = (uint64_t)s->cpu[c].n * jf->page_size;
+		base += s->in_file ? s->nr_cpus : 0;
+	}
+	if (!ret) {
+		d.page_size = jf->page_size;
+		d.clock = first->clock;
+		d.clock_list = first->clock_list;
+		d.formats = t.tf;
+		d.nr_formats = t.n;
+		d.cmdlines = cmdlines;
+		d.cmdlines_len = clen;
+		d.cpu_bytes = sizes;
+		ret = tracedat_header(&d, &hdr, &hlen);
+	}
+write:
+	jf->sum->cpus = ret ? 0 : (unsigned int)d.nr_cpus;
+	for (unsigned int k = 0; k < jf->nsrc; k++)
+		jf->sum->in_file += jf->src[k].in_file;
+	if (!ret && cmd_write_all(outfd, hdr, hlen) < 0)
+		ret = -errno;
+	page = ret ? NULL : malloc(jf->page_size);
+	if (!ret && !page)
+		ret = -ENOMEM;
+	if (!ret)
+		ret = write_pages(jf, outfd, page);
+	if (ret)
+		snprintf(err, errlen, "writing the trace.dat: %s", strerror(-ret));
+	free(page);
+	free(hdr);
+	free(sizes);
+	free(cmdlines);
+	fmt_table_free(&t);
+	return ret;
+}
+
+int rj_convert(int jfd, int outfd, struct rj_summary *sum, char *err, size_t errlen)
+{
+	struct rj_summary dummy;
+	struct jfile jf = { .fd = jfd };
+	int ret;
+
+	jf.sum = sum ? sum : &dummy;
+	memset(jf.sum, 0, sizeof(*jf.sum));
+	err[0] = '\0';
+	ret = jfile_load(&jf, err, errlen);
+	if (!ret)
+		ret = write_tracedat(&jf, outfd, err, errlen);
+	jfile_free(&jf);
+	if (ret && !err[0])
+		snprintf(err, errlen, "%s", strerror(-ret));
+	return ret;
+}
+
+/* A new file in @path's directory to write into: unnamed (O_TMPFILE) if it can be. */
+static int temp_beside(const char *path, char *tmp, size_t len, bool *named)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	int fd;
+
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) ? (int)(slash - path) : 1,
+			 path);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	*named = false;
+	if (fd >= 0)
+		return fd;
+	snprintf(tmp, len, "%s.recover-XXXXXX", path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*named = true;
+	{
+		mode_t um = umask(0);
+
+		umask(um);
+		fchmod(fd, 0644 & ~um);
+	}
+	return fd;
+}
+
+int rj_convert_in_place(const char *path, struct rj_summary *sum, char *err, size_t errlen)
+{
+	char tmp[4200] = "";
+	bool named = false;
+	int jfd, ofd, ret;
+
+	err[0] = '\0';
+	jfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (jfd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s", strerror(-ret));
+		return ret;
+	}
+	ofd = temp_beside(path, tmp, sizeof(tmp), &named);
+	if (ofd < 0) {
+		ret = ofd;
+		snprintf(err, errlen, "a new file beside it: %s", strerror(-ret));
+		close(jfd);
+		return ret;
+	}
+	ret = rj_convert(jfd, ofd, sum, err, errlen);
+	if (!ret && fsync(ofd) < 0 && errno != EINVAL)
+		ret = -errno;
+	if (!ret && !named) {
+		/* an unnamed file gets a name beside the journal, then takes the journal's */
+		char proc[64];
+
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", ofd);
+		snprintf(tmp, sizeof(tmp), "%s.recover-%d", path, (int)getpid());
+		unlink(tmp);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) < 0)
+			ret = -errno;
+		else
+			named = true;
+	}
+	if (!ret && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret && !err[0])
+		snprintf(err, errlen, "replacing the journal: %s", strerror(-ret));
+	if (ret && named)
+		unlink(tmp);
+	close(ofd);
+	close(jfd);
+	return ret;
+}
+
+int rj_open_tracedat(const char *path, char *err, size_t errlen)
+{
+	int jfd = open(path, O_RDONLY | O_CLOEXEC), mfd, ret;
+
+	if (jfd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s", strerror(-ret));
+		return ret;
+	}
+	mfd = memfd_create("evtrace-journal", MFD_CLOEXEC);
+	if (mfd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "memfd_create: %s", strerror(-ret));
+		close(jfd);
+		return ret;
+	}
+	ret = rj_convert(jfd, mfd, NULL, err, errlen);
+	close(jfd);
+	if (ret) {
+		close(mfd);
+		return ret;
+	}
+	return mfd;
+}
+
+int rj_tracedat_open(const char *path, struct evt_tracedat **tdp, char *err, size_t errlen)
+{
+	char proc[64];
+	struct stat st;
+	int fd, j, ret;
+
+	/* only a regular file is looked at twice (a FIFO's bytes would be gone) */
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return evt_tracedat_open(path, tdp, err, errlen);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	j = fd < 0 ? 0 : rj_is_journal(fd);
+	if (fd >= 0)
+		close(fd);
+	if (j != 1)
+		return evt_tracedat_open(path, tdp, err, errlen);
+	fprintf(stderr, "evtrace: %s: an unfinished recording (a journal: its recorder was "
+		"killed or failed), read as `evtrace recover` would make it\n", path);
+	fd = rj_open_tracedat(path, err, errlen);
+	if (fd < 0)
+		return fd;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	ret = evt_tracedat_open(proc, tdp, err, errlen);
+	close(fd);
+	return ret;
+}
