@@ -495,9 +495,9 @@ static long drain(struct rec *r, struct rec_src *s)
 				src_fault(r, s, (int)cpu, ret);
 				return pages;
 			}
-			page_account(r, s, r->page);
 			if (rj_put_page(&r->j, s->idx, cpu, r->page, r->page_size))
 				return r->j.err;
+			page_account(r, s, r->page);
 			r->bytes += r->page_size;
 			pages++;
 		}
@@ -1687,6 +1687,12 @@ static void rec_free(struct rec *r, bool keep_output)
 		src_free(r->src[k]);
 	free(r->src);
 	free(r->seen);
+	/*
+	 * The session directory goes before the command is waited for: a
+	 * record that ended early (a full disk) leaves it running untraced, and
+	 * what it starts from now on must not wait for a recorder.
+	 */
+	session_dir_remove(r);
 	if (r->child > 0) {
 		/* Ctrl-C reached the command too (same terminal); else tell it */
 		if (cmd_stop)
@@ -1698,7 +1704,6 @@ static void rec_free(struct rec *r, bool keep_output)
 		close(r->ino_fd);
 	if (r->j.fd >= 0)
 		close(r->j.fd);
-	session_dir_remove(r);
 	free(r->page);
 }
 
