@@ -15,6 +15,8 @@
 
 #include <lttng/tracepoint.h>
 
+/* LTTng's macro layout, not clang-format's */
+/* clang-format off */
 LTTNG_UST_TRACEPOINT_EVENT(evtbench, ev16,
 	LTTNG_UST_TP_ARGS(uint32_t, a, uint32_t, b, uint64_t, c),
 	LTTNG_UST_TP_FIELDS(
@@ -23,6 +25,7 @@ LTTNG_UST_TRACEPOINT_EVENT(evtbench, ev16,
 		lttng_ust_field_integer(uint64_t, c, c)
 	)
 )
+/* clang-format on */
 
 #endif /* EVT_BENCH_LTTNG_TP_H */
 

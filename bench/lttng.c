@@ -49,8 +49,8 @@
 #include "lttng-tp.h"
 #endif
 
-#define MAX_ROUNDS	31
-#define BUF_KB		256
+#define MAX_ROUNDS 31
+#define BUF_KB	   256
 
 static uint32_t CALLS = 1000000u;
 static int ROUNDS = 9;
@@ -123,8 +123,9 @@ static void run_in_session(char **argv)
 	char *args[64];
 	int n = 0;
 
-	if (getenv("EVT_BENCH_LTTNG_SESSION") || system("command -v lttng >/dev/null 2>&1 && "
-							"command -v lttng-sessiond >/dev/null 2>&1"))
+	if (getenv("EVT_BENCH_LTTNG_SESSION") ||
+	    system("command -v lttng >/dev/null 2>&1 && "
+		   "command -v lttng-sessiond >/dev/null 2>&1"))
 		return;
 	args[n++] = "sh";
 	args[n++] = EVT_BENCH_LTTNG_SCRIPT;
@@ -184,8 +185,8 @@ int main(int argc, char **argv)
 		usleep(10000);
 	on = lttng_enabled();
 	printf("lttng: %s, pinned to CPU 0, %u calls x %d rounds (median), 16 bytes of fields; "
-	       "evtrace: %d KiB overwrite buffer; LTTng-UST: tracepoint %s (%s)\n", model, CALLS,
-	       ROUNDS, BUF_KB, on ? "enabled" : "DISABLED",
+	       "evtrace: %d KiB overwrite buffer; LTTng-UST: tracepoint %s (%s)\n",
+	       model, CALLS, ROUNDS, BUF_KB, on ? "enabled" : "DISABLED",
 	       on ? "snapshot session, LTTng's default buffers" :
 		    "no session: lttng-tools missing or the session failed");
 
@@ -198,8 +199,9 @@ int main(int argc, char **argv)
 	ev = median(r_ev);
 	lt = median(r_lt);
 	printf("  %-28s %8.2f ns\n", "evtrace trace_evtest_bench", ev);
-	printf("  %-28s %8.2f ns   x %.2f evtrace's\n", on ? "LTTng-UST tracepoint" :
-	       "LTTng-UST tracepoint (off)", lt, ev > 0 ? lt / ev : 0);
+	printf("  %-28s %8.2f ns   x %.2f evtrace's\n",
+	       on ? "LTTng-UST tracepoint" : "LTTng-UST tracepoint (off)", lt,
+	       ev > 0 ? lt / ev : 0);
 	printf("BENCH lttng_evtrace_enabled_16B %.2f ns\n", ev);
 	printf("BENCH lttng_ust_tracepoint_16B %.2f ns\n", lt);
 	printf("BENCH lttng_ust_enabled %d\n", on);
