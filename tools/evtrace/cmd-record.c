@@ -57,6 +57,7 @@
 #include "control/ctl_client.h"
 #include "evtrace-cmd.h"
 #include "evtrace-journal.h"
+#include "evtrace-rectime.h"
 
 #define REC_MAX_EVENTS 128
 #define REC_MAX_SRC    16   /* -p */
@@ -108,6 +109,7 @@ struct rec_src {
 	char *names;  /* "tid comm" lines of the fork() children that share the buffer */
 	pid_t *shpids; /* the processes found sharing it */
 	int nshpids;
+	char date[40]; /* --date: the DATE option's text for its clock, or "" */
 	pid_t *tids;  /* the threads seen in its pages whose names we looked for */
 	int ntids, tidcap;
 	/* what the file needs from the process, fetched while it lives */
@@ -139,6 +141,7 @@ struct rec {
 	pid_t child; /* started by us, until reaped */
 	bool tree;   /* -- CMD: every process of its tree that serves a socket */
 	bool stats, quiet;
+	bool date; /* --date: the file gets a DATE option (record-time.c) */
 	struct rec_src **src;
 	int nsrc, srccap;
 	struct rec_src *first; /* the first source set up: page size, clock */
@@ -182,6 +185,8 @@ static void rec_usage(FILE *f)
 		"  -o, --output FILE     the file (default trace.dat)\n"
 		"  -p, --pid PID         attach to a running process (repeatable: one file, the\n"
 		"                        processes merged by time stamp)\n"
+		"  --date                put the CLOCK_REALTIME offset in the file (DATE option,\n"
+		"                        as trace-cmd record --date): files of several hosts merge\n"
 		"  --stats               the final status line also when stderr is no terminal\n"
 		"  -q, --quiet           no status line\n"
 		"Ctrl-C stops; with CMD, its exit stops too. The buffers are drained to the\n"
@@ -329,6 +334,7 @@ static int put_meta(struct rec *r, struct rec_src *s)
 		.clock_list = s->clock_list,
 		.cmdlines = s->cmdlines,
 		.names = s->names,
+		.date = s->date[0] ? s->date : NULL,
 		.fmts = s->fmts,
 		.nfmts = s->nfmts,
 	};
@@ -1057,6 +1063,13 @@ static int src_attach(struct rec *r, struct rec_src *s)
 	if (fetch_meta(s))
 		return r->tree && src_gone(s) ? -2 : -1;
 	add_names(s, s->pid);
+	/* --date: the wall clock's offset read now, beside the process's own clock */
+	if (r->date && cmd_date_option(s->bi.clock, s->date, sizeof(s->date))) {
+		s->date[0] = '\0';
+		if (!r->first)
+			cmd_error("record: --date: the %s clock is not time: no DATE option",
+				  s->bi.clock);
+	}
 	ret = put_meta(r, s);
 	if (ret) {
 		cmd_error("record: writing %s: %s", r->output, strerror(-ret));
@@ -1732,6 +1745,7 @@ static int rec_parse(struct rec *r, int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "date", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1785,6 +1799,9 @@ static int rec_parse(struct rec *r, int argc, char **argv)
 			break;
 		case 'q':
 			r->quiet = true;
+			break;
+		case 'D':
+			r->date = true;
 			break;
 		case 'h':
 			rec_usage(stdout);

@@ -171,6 +171,8 @@ int rj_put_meta(struct rj *j, unsigned int src, const struct rj_meta *m)
 		mb_str(&b, m->fmts[i].name, strlen(m->fmts[i].name));
 		mb_str(&b, m->fmts[i].text, m->fmts[i].len);
 	}
+	/* after the formats: a reader that stops there still reads the rest */
+	mb_str(&b, m->date, m->date ? strlen(m->date) : 0);
 	if (!b.err && b.len > RJ_MAX_META)
 		b.err = -EFBIG;
 	ret = b.err ? b.err : rj_put(j, RJ_META, src, 0, b.p, b.len);
@@ -190,7 +192,7 @@ struct jsrc {
 	long order;	/* the position of its first one */
 	pid_t pid;
 	unsigned int nr_cpus, page_size;
-	char *clock, *clock_list, *cmdlines, *names;
+	char *clock, *clock_list, *cmdlines, *names, *date;
 	struct rj_fmt *fmts;
 	size_t nfmts;
 	struct jcpu *cpu;
@@ -223,8 +225,9 @@ static void jsrc_free_meta(struct jsrc *s)
 	free(s->clock_list);
 	free(s->cmdlines);
 	free(s->names);
+	free(s->date);
 	rj_fmts_free(s->fmts, s->nfmts);
-	s->clock = s->clock_list = s->cmdlines = s->names = NULL;
+	s->clock = s->clock_list = s->cmdlines = s->names = s->date = NULL;
 	s->fmts = NULL;
 	s->nfmts = 0;
 }
@@ -348,6 +351,8 @@ static int parse_meta(struct jfile *jf, struct jsrc *s, const unsigned char *p, 
 		f->id = rj_fmt_id(f->text);
 		s->nfmts++;
 	}
+	if (!c.bad && c.left)
+		s->date = mc_str(&c, NULL, true);
 	if (c.bad)
 		return -EBADMSG;
 	if (s->nfmts)
@@ -826,6 +831,7 @@ static int write_tracedat(struct jfile *jf, int outfd, char *err, size_t errlen)
 		d.cmdlines = cmdlines;
 		d.cmdlines_len = clen;
 		d.cpu_bytes = sizes;
+		d.date = first->date;
 		ret = tracedat_header(&d, &hdr, &hlen);
 	}
 write:

@@ -41,6 +41,7 @@ struct rj_meta {
 	const char *clock_list; /* the trace_clock text, or NULL */
 	const char *cmdlines;	/* saved_cmdlines: "tid comm" lines, or NULL */
 	const char *names;	/* more "tid comm" lines (taken from /proc), or NULL */
+	const char *date;	/* record --date: the DATE option's text, or NULL */
 	const struct rj_fmt *fmts;
 	size_t nfmts;
 };
