@@ -13,6 +13,8 @@
 #   pkg-config                     to check the installed evtrace.pc
 #   liburcu-dev                    the library's one dependency (RCU for filters, instance lists)
 #   libfuse3-dev fuse3             the control file system (evtrace mount)
+#   libzydis-dev                   probe events (src/probe/): the x86-64 instruction decoder
+#                                  that measures and relocates the instructions a probe displaces
 #   man-db                         the man pages are rendered by man in make check
 #   trace-cmd libtraceevent-dev    test oracles only: trace.dat files and event formats are
 #                                  checked with them; nothing links them
@@ -20,7 +22,7 @@
 #                                  libkshark.so.2 (Debian 12: 39 packages with Qt 5, 25.5 MB
 #                                  download, 115 MB installed, 18 s from a warm apt cache)
 DEB_PACKAGES="cmake make gcc g++ libc6-dev clang libclang-rt-14-dev llvm binutils pkg-config
-	liburcu-dev libfuse3-dev fuse3 man-db trace-cmd libtraceevent-dev kernelshark"
+	liburcu-dev libfuse3-dev fuse3 libzydis-dev man-db trace-cmd libtraceevent-dev kernelshark"
 # The aarch64 cross stage, best effort (a failure here only makes that stage SKIP): the cross
 # compilers, and the arm64 liburcu after `dpkg --add-architecture arm64`.
 CROSS_PACKAGES="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu liburcu-dev:arm64"

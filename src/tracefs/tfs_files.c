@@ -1306,6 +1306,49 @@ static int synth_events_open(struct evt_tracefs_file *f)
 	return 0;
 }
 
+static int dyn_events_open(struct evt_tracefs_file *f)
+{
+	/* `>`: every dynamic event of every type goes, or none and -EBUSY */
+	if ((f->flags & EVT_TRACEFS_TRUNC) && (f->flags & EVT_TRACEFS_WRITE))
+		return dyn_event_release_all();
+	return 0;
+}
+
+/* kprobe_events: the lines of the probe type only (registered by src/probe/). */
+static int kprobe_events_open(struct evt_tracefs_file *f)
+{
+	if ((f->flags & EVT_TRACEFS_TRUNC) && (f->flags & EVT_TRACEFS_WRITE))
+		return dyn_event_type_release_all("kprobe");
+	return 0;
+}
+
+static int kprobe_events_show(struct evt_tracefs_file *f, struct tfs_seq *s)
+{
+	char *text = NULL;
+	long n = dyn_event_type_show("kprobe", &text);
+	int ret;
+
+	(void)f;
+	if (n == -ENODEV)
+		return 0; /* no probe layer in this program: an empty file */
+	if (n < 0)
+		return (int)n;
+	ret = tfs_seq_write(s, text, (size_t)n);
+	free(text);
+	return ret < 0 ? ret : 0;
+}
+
+static int kprobe_run(const char *line)
+{
+	return dyn_event_type_run("kprobe", line);
+}
+
+static ssize_t kprobe_events_write(struct evt_tracefs_file *f, const char *buf, size_t len)
+{
+	(void)f;
+	return synth_parse_run(buf, len, kprobe_run);
+}
+
 static int synth_events_show_common(struct tfs_seq *s, bool dyn)
 {
 	char *text = NULL;
@@ -1352,10 +1395,19 @@ static const struct tfs_ops synthetic_events_ops = {
 	.max_write = 1u << 20,
 	.visible = top_only,
 };
+static const struct tfs_ops kprobe_events_ops = {
+	.name = "kprobe_events",
+	.mode = TFS_MODE_RW,
+	.open = kprobe_events_open,
+	.show = kprobe_events_show,
+	.write = kprobe_events_write,
+	.max_write = 1u << 20,
+	.visible = top_only,
+};
 static const struct tfs_ops dynamic_events_ops = {
 	.name = "dynamic_events",
 	.mode = TFS_MODE_RW,
-	.open = synth_events_open,
+	.open = dyn_events_open,
 	.show = dynamic_events_show,
 	.write = dynamic_events_write,
 	.max_write = 1u << 20,
@@ -1382,6 +1434,7 @@ static const struct tfs_ops *const root_children[] = {
 	&error_log_ops,
 	&events_dir_ops,
 	&instances_ops,
+	&kprobe_events_ops,
 	&per_cpu_ops,
 	&saved_cmdlines_top_ops,
 	&set_event_ops,

@@ -82,6 +82,7 @@ int main(void)
 		ls(NULL, "/"),
 		"available_events available_tracers buffer_size_kb "
 		"buffer_total_size_kb current_tracer dynamic_events error_log events/ instances/ "
+		"kprobe_events "
 		"per_cpu/ saved_cmdlines set_event set_event_pid synthetic_events trace "
 		"trace_clock trace_marker "
 		"trace_pipe tracing_on ");
