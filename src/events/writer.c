@@ -58,6 +58,17 @@
 #define FB_PACK(len, cpu)	((uint32_t)(len) | (uint32_t)(cpu) << 16)
 /* The bytes of its entry in the ring buffer (not read back from the header: rb_payload_off()). */
 #define FB_SIZE(fb)		rb_event_size(FB_LEN(fb))
+/*
+ * A record in the thread's scratch (fb->rbe NULL) has one of these in its CPU
+ * bits. FB_SCRATCH_TEMP: the kernel's temp_buffer (tracing off or the buffer
+ * full): only its triggers see it. FB_SCRATCH_BUFFERED: the kernel's
+ * trace_buffered_event (the event soft-disabled or filtered when reserved):
+ * written to the live buffer at the commit when it is kept then (its
+ * triggers enabled the event, or turned tracing on).
+ */
+#define FB_SCRATCH_TEMP		RB_CPU_NONE
+#define FB_SCRATCH_BUFFERED	(RB_CPU_NONE - 1u)
+_Static_assert(RB_MAX_CPUS < FB_SCRATCH_BUFFERED, "no CPU index is a scratch mark");
 
 /*
  * fb->idx with FB_FAST set: a record of the fast path (trace_event_first()),
@@ -179,7 +190,24 @@ static __attribute__((noinline)) void writer_save_comm(pid_t tid)
 	cmdline_save_current(tid);
 }
 
-/* Run @tl's triggers in @mask for the write called from @caller (see writer_tls.caller). */
+/*
+ * The triggers of @tl for record @rec (NULL: a list that is not cond, run
+ * before anything is reserved), for the write called from @caller (see
+ * writer_tls.caller): trigger_test(). Return: the post triggers' mask.
+ */
+static __attribute__((noinline)) unsigned long
+writer_triggers_test(const struct trigger_list *tl, const void *rec, size_t len, void *caller)
+{
+	void *saved = wtls.caller;
+	unsigned long mask;
+
+	wtls.caller = caller;
+	mask = trigger_test(tl, rec, len);
+	wtls.caller = saved;
+	return mask;
+}
+
+/* Run @tl's post triggers in @mask for the write called from @caller. */
 static __attribute__((noinline)) void writer_triggers(const struct trigger_list *tl,
 						      unsigned long mask, void *caller)
 {
@@ -233,26 +261,37 @@ static __attribute__((noinline)) void *trace_event_next(struct evt_trace_event_b
 		struct evt_instance *inst = file->inst;
 		struct trigger_list *tl = trigger_list_rcu(file);
 		struct evt_ring_buffer_event *rbe = NULL;
+		unsigned int cpu, scratch = FB_SCRATCH_BUFFERED;
 		struct evt_trace_entry *ent;
-		unsigned int cpu;
 
-		/* Triggers without a filter run before anything, record or not (the
-		 * kernel's trace_trigger_soft_disabled()); those with one need it. */
+		/*
+		 * A list that is not cond (no filter, no post trigger, nothing that
+		 * reads the record) runs before anything, record or not (the kernel's
+		 * trace_trigger_soft_disabled()); a cond one needs the record and runs
+		 * at its commit (the kernel's __event_trigger_test_discard()).
+		 */
 		if (unlikely(tl) && !tl->cond) {
-			writer_triggers(tl, trigger_test(tl, NULL, 0), caller);
+			writer_triggers_test(tl, NULL, 0, caller);
 			tl = NULL;
 		}
 		if (unlikely(ld_relaxed(&file->flags) & EVT_FILE_SOFT_DISABLED))
 			goto scratch;
-		if (unlikely(!ld_relaxed(&inst->tracing_on)))
+		if (unlikely(!ld_relaxed(&inst->tracing_on))) {
+			/* Acquire: pairs with rcu_publish. A filtered event's record is
+			 * the kernel's buffered one, written at the commit if kept. */
+			if (!rcu_deref(file->filter))
+				scratch = FB_SCRATCH_TEMP;
 			goto scratch;
+		}
 		/* Acquire: a published list is complete (pairs with rcu_publish). */
 		if (unlikely(rcu_deref(inst->pids) != NULL) &&
 		    !instance_pid_allowed_rcu(inst, tid, tgid))
 			continue;
 		rbe = rb_lock_reserve_cpu(instance_live_rb(inst), FB_LEN(fb), &cpu);
-		if (unlikely(!rbe))
+		if (unlikely(!rbe)) {
+			scratch = FB_SCRATCH_TEMP;
 			goto scratch;
+		}
 		/* From the size, not from the header: see rb_payload_off(). */
 		ent = (void *)((unsigned char *)rbe + rb_payload_off(rb_event_size(FB_LEN(fb))));
 		fb->len = FB_PACK(FB_LEN(fb), cpu);
@@ -264,7 +303,7 @@ scratch:
 		    wtls.depth > SCRATCH_LEVELS)
 			continue;
 		ent = (struct evt_trace_entry *)(void *)trigger_scratch[wtls.depth - 1];
-		fb->len = FB_PACK(FB_LEN(fb), RB_CPU_NONE);
+		fb->len = FB_PACK(FB_LEN(fb), scratch);
 fill:
 		writer_fill_common(ent, file->event, tid, tgid);
 		fb->rbe = rbe;
@@ -453,30 +492,58 @@ void event_trace_nest_end(bool nested)
 	wtls.nest--;
 }
 
-/* The general commit: a filter, triggers, a snapshot buffer, the scratch record, more instances. */
+/*
+ * A scratch record kept at its commit (FB_SCRATCH_BUFFERED): into the live
+ * buffer now, as the kernel's __buffer_unlock_commit() writes its buffered
+ * event, if tracing is on and there is room (else it is lost, as there).
+ */
+static void trace_event_write_scratch(struct evt_trace_event_buffer *fb, struct evt_instance *inst)
+{
+	struct evt_ring_buffer_event *rbe;
+	struct evt_ring_buffer *rb;
+	unsigned int cpu;
+
+	if (!ld_relaxed(&inst->tracing_on))
+		return;
+	rb = instance_live_rb(inst);
+	rbe = rb_lock_reserve_cpu(rb, FB_LEN(fb), &cpu);
+	if (!rbe)
+		return;
+	memcpy((unsigned char *)rbe + rb_payload_off(FB_SIZE(fb)), fb->entry, FB_LEN(fb));
+	/* Release: the record is visible before the count that covers it. */
+	rb_unlock_commit_cpu(rb, rbe, FB_SIZE(fb), cpu);
+}
+
+/*
+ * The general commit: triggers, a filter, a snapshot buffer, the scratch
+ * record, more instances. As the kernel's trace_event_buffer_commit(): the
+ * cond triggers run first (all but the post ones), then the file's
+ * soft-disable bit is read afresh and the filter tested (discard or
+ * commit), then the post triggers.
+ */
 static __attribute__((noinline)) void *trace_event_commit_slow(struct evt_trace_event_buffer *fb,
 							       void *caller)
 {
 	struct trace_event_file *file = fb->file;
 	struct evt_instance *inst = file->inst;
-	/* Acquire: the program is complete before we run it (pairs with rcu_publish). */
-	struct filter_prog *prog = rcu_deref(file->filter);
 	struct trigger_list *tl = trigger_list_rcu(file);
 	struct event_active *set = fb->set;
 	struct evt_ring_buffer *rb = NULL;
+	struct filter_prog *prog;
 	unsigned long fire = 0;
+	bool keep;
 
-	/* Filtered triggers test the record before it is committed, run after
-	 * (the kernel's event_triggers_call() and event_triggers_post_call()). */
-	if (unlikely(tl) && tl->cond) {
-		/* hist triggers run in trigger_test: their stack keys start above the caller */
-		void *saved = wtls.caller;
-
-		wtls.caller = caller;
-		fire = trigger_test(tl, fb->entry, FB_LEN(fb));
-		wtls.caller = saved;
-	}
-	if (likely(fb->rbe)) {
+	if (unlikely(tl) && tl->cond)
+		fire = writer_triggers_test(tl, fb->entry, FB_LEN(fb), caller);
+	/* Acquire: the program is complete before we run it (pairs with rcu_publish). */
+	prog = rcu_deref(file->filter);
+	/* Afresh: the triggers just run may have enabled or disabled this event. */
+	keep = !(ld_relaxed(&file->flags) & EVT_FILE_SOFT_DISABLED) &&
+	       (!prog || filter_match(prog, fb->entry, FB_LEN(fb)));
+	if (unlikely(!fb->rbe)) {
+		if (keep && FB_CPU(fb) == FB_SCRATCH_BUFFERED)
+			trace_event_write_scratch(fb, inst);
+	} else {
 		/*
 		 * A snapshot may have swapped the buffers since the reservation:
 		 * instance_rb_of() finds the one holding the record. Without a
@@ -485,15 +552,13 @@ static __attribute__((noinline)) void *trace_event_commit_slow(struct evt_trace_
 		rb = instance_live_rb(inst);
 		if (unlikely(ld_relaxed(&inst->snap_bufs[0]) != NULL))
 			rb = instance_rb_of(inst, fb->rbe);
-	}
-	if (unlikely(!fb->rbe)) {
-		/* the scratch record: nothing to commit */
-	} else if (prog && !filter_match(prog, fb->entry, FB_LEN(fb))) {
-		/* Release: the padding is visible before the count that covers it. */
-		rb_discard_commit_cpu(rb, fb->rbe, FB_SIZE(fb), FB_CPU(fb));
-	} else {
-		/* Release: the record is visible before the count that covers it. */
-		rb_unlock_commit_cpu(rb, fb->rbe, FB_SIZE(fb), FB_CPU(fb));
+		if (!keep) {
+			/* Release: the padding is visible before the count that covers it. */
+			rb_discard_commit_cpu(rb, fb->rbe, FB_SIZE(fb), FB_CPU(fb));
+		} else {
+			/* Release: the record is visible before the count that covers it. */
+			rb_unlock_commit_cpu(rb, fb->rbe, FB_SIZE(fb), FB_CPU(fb));
+		}
 	}
 	if (unlikely(fire))
 		writer_triggers(tl, fire, caller);
@@ -616,22 +681,14 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 	text = (char *)ent + sizeof(*ent) + 8;
 	memcpy(text, buf, n);
 	/* The print event's triggers (histogram.rst 3: "User space creating a
-	 * trigger"), as for any event: record readers before the commit; as the
-	 * kernel's tracing_mark_write(), on the text before its newline is added. */
+	 * trigger"), as the kernel's tracing_mark_write(): always with the record
+	 * (event_triggers_call()), before the commit, on the text before its
+	 * newline is added; the post ones after the commit. */
 	text[n] = '\0';
 	tl = marker_triggers(inst);
-	if (unlikely(tl)) {
-		void *saved = wtls.caller;
-
-		wtls.caller = __builtin_return_address(0);
-		if (!tl->cond) {
-			trigger_post(tl, trigger_test(tl, NULL, 0));
-			tl = NULL;
-		} else {
-			fire = trigger_test(tl, ent, sizeof(*ent) + 8 + n + 1);
-		}
-		wtls.caller = saved;
-	}
+	if (unlikely(tl))
+		fire = writer_triggers_test(tl, ent, sizeof(*ent) + 8 + n + 1,
+					    __builtin_return_address(0));
 	/* As the kernel: the text always ends in a newline. */
 	if (!n || text[n - 1] != '\n')
 		text[n++] = '\n';

@@ -110,26 +110,6 @@ void trigger_soft_put(struct trace_event_file *file)
 
 /* --- writer side -------------------------------------------------------------------------- */
 
-unsigned long trigger_test(const struct trigger_list *tl, const void *rec, size_t len)
-{
-	unsigned long mask = 0;
-
-	for (unsigned int i = 0; i < tl->nr; i++) {
-		struct trigger_data *td = tl->td[i];
-
-		if (td->filter && (!rec || !filter_match(td->filter, rec, len)))
-			continue;
-		if (td->cmd->fire_rec) {
-			/* hist: runs now, on the record not committed yet */
-			if (rec)
-				td->cmd->fire_rec(td, rec, len);
-			continue;
-		}
-		mask |= 1UL << i;
-	}
-	return mask;
-}
-
 /* Take one from @td's count; false when it is used up. */
 static bool count_take(struct trigger_data *td)
 {
@@ -148,37 +128,61 @@ static bool count_take(struct trigger_data *td)
 	}
 }
 
-void trigger_post(const struct trigger_list *tl, unsigned long mask)
+/* Run @td once: its count, and the state check of a command that has one. */
+static void trigger_run(struct trigger_data *td)
 {
+	if (td->cmd->would_fire) {
+		/*
+		 * As the kernel's *_count_trigger: a command that would change
+		 * nothing does not use up its count. The check, the count and the
+		 * change as one: two writers that both saw the old state would use
+		 * two counts for one change. Whoever holds td->firing does it; the
+		 * others skip (the state they would set is being set). Never waits,
+		 * so a signal handler nested in the holder just skips too. The
+		 * first check without it: once the state is set, the usual case,
+		 * no locked instruction. Acquire: the previous holder's change is
+		 * seen by the check under the flag.
+		 */
+		if (!td->cmd->would_fire(td) || xchg_acq_rel(&td->firing, 1))
+			return;
+		if (td->cmd->would_fire(td) && count_take(td))
+			td->cmd->fire(td);
+		/* Release: our change and count before the next holder's check. */
+		st_release(&td->firing, 0);
+		return;
+	}
+	if (count_take(td))
+		td->cmd->fire(td);
+}
+
+unsigned long trigger_test(const struct trigger_list *tl, const void *rec, size_t len)
+{
+	unsigned long mask = 0;
+
 	for (unsigned int i = 0; i < tl->nr; i++) {
 		struct trigger_data *td = tl->td[i];
 
-		if (!(mask & (1UL << i)))
-			continue;
-		if (td->cmd->would_fire) {
-			/*
-			 * As the kernel's *_count_trigger: a command that would change
-			 * nothing does not use up its count. The check, the count and the
-			 * change as one: two writers that both saw the old state would use
-			 * two counts for one change. Whoever holds td->firing does it; the
-			 * others skip (the state they would set is being set). Never waits,
-			 * so a signal handler nested in the holder just skips too. The
-			 * first check without it: once the state is set, the usual case,
-			 * no locked instruction. Acquire: the previous holder's change is
-			 * seen by the check under the flag.
-			 */
-			if (!td->cmd->would_fire(td) || xchg_acq_rel(&td->firing, 1))
-				continue;
-			if (td->cmd->would_fire(td) && count_take(td))
-				td->cmd->fire(td);
-			/* Release: our change and count before the next holder's check. */
-			st_release(&td->firing, 0);
+		if (td->cmd->fire_rec) {
+			/* hist: runs now, on the record not committed yet */
+			if (rec && (!td->filter || filter_match(td->filter, rec, len)))
+				td->cmd->fire_rec(td, rec, len);
 			continue;
 		}
-		if (!count_take(td))
+		if (td->filter && (!rec || !filter_match(td->filter, rec, len)))
 			continue;
-		td->cmd->fire(td);
+		if (rec && td->cmd->post)
+			mask |= 1UL << i;
+		else
+			trigger_run(td);
 	}
+	return mask;
+}
+
+void trigger_post(const struct trigger_list *tl, unsigned long mask)
+{
+	for (unsigned int i = 0; i < tl->nr; i++)
+		if (mask & (1UL << i))
+			trigger_run(tl->td[i]);
 }
 
 /* --- updates (event_mutex) ------------------------------------------------------------------ */
@@ -202,7 +206,8 @@ static int list_publish(struct trace_event_file *file, struct trigger_file *tf,
 	}
 	if (nl)
 		for (unsigned int i = 0; i < nl->nr; i++)
-			nl->cond |= nl->td[i]->filter != NULL || nl->td[i]->cmd->fire_rec;
+			nl->cond |= nl->td[i]->filter != NULL || nl->td[i]->cmd->fire_rec ||
+				    nl->td[i]->cmd->post;
 	/* The event stays on (soft mode) while it has triggers, as the kernel's
 	 * trace_event_trigger_enable_disable(): taken before the first list is
 	 * published, so that a failure leaves nothing published to undo. */

@@ -56,6 +56,10 @@ struct trigger_list;
  *             variables). event_mutex held. May be NULL.
  *   append    new triggers go to the end of the list (the kernel's
  *             hist_trigger_enable()); others to the front.
+ *   post      run after the record is committed or discarded, never before
+ *             (the kernel's EVENT_CMD_FL_POST_TRIGGER: traceoff, stacktrace):
+ *             the event that turns tracing off is in the buffer, a stack
+ *             record follows its event. Such a trigger makes its list `cond`.
  */
 struct trigger_cmd {
 	const char *name;
@@ -72,6 +76,7 @@ struct trigger_cmd {
 	void (*free)(struct trigger_data *td);
 	int (*busy)(const struct trigger_data *td);
 	bool append;
+	bool post;
 };
 
 /*
@@ -102,7 +107,7 @@ struct trigger_data {
 
 struct trigger_list {
 	unsigned int nr;
-	bool cond;		   /* some trigger has a filter or reads the record */
+	bool cond;		   /* some trigger has a filter, reads the record or is post */
 	struct trigger_data *td[]; /* newest first, as the kernel lists them */
 };
 
@@ -123,9 +128,17 @@ static inline struct trigger_list *trigger_list_rcu(struct trace_event_file *fil
 	return tf ? rcu_deref(tf->list) : NULL;
 }
 
-/* Which triggers of @tl fire for record @rec (@rec NULL: those without a filter). */
+/*
+ * trigger_test - the kernel's event_triggers_call(): run the triggers of @tl
+ * whose filter @rec matches (@rec NULL, a list that is not `cond`: every
+ * trigger, before anything is reserved), in list order, except the post
+ * ones, which are returned as a mask for trigger_post(). The writer reads the
+ * file's soft-disable bit after this, afresh: an enable_event/disable_event
+ * on the event itself decides the fate of the record that fired it.
+ * Writer context: no lock, no allocation, signal safe.
+ */
 unsigned long trigger_test(const struct trigger_list *tl, const void *rec, size_t len);
-/* Run the triggers of @tl in @mask (after the record was committed or dropped). */
+/* Run the post triggers of @tl in @mask (after the record was committed or discarded). */
 void trigger_post(const struct trigger_list *tl, unsigned long mask);
 
 /*

@@ -77,6 +77,7 @@ static const struct trigger_cmd traceoff_cmd = {
 	.would_fire = traceoff_would,
 	.fire = traceoff_fire,
 	.print = onoff_print,
+	.post = true, /* the event that turns tracing off is recorded (traceon is not post) */
 };
 
 /* --- stacktrace ----------------------------------------------------------------------------- */
@@ -99,6 +100,7 @@ static const struct trigger_cmd stacktrace_cmd = {
 	.same = same_cmd,
 	.fire = stacktrace_fire,
 	.print = onoff_print,
+	.post = true, /* the stack follows its event */
 };
 
 /* --- snapshot ------------------------------------------------------------------------------- */

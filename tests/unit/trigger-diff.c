@@ -75,24 +75,41 @@ struct scenario {
 	const char *name;
 	bool enable[3];
 	const char *trig[3][3]; /* per event, written in this order */
+	const char *filter[3];	/* the events' own filters (NULL: none) */
 };
 
 static const struct scenario scenarios[] = {
 	{ "onoff", { true, true, false },
-	  { { "traceoff:2 if b == 3" }, { "traceon if c > 10" }, { NULL } } },
+	  { { "traceoff:2 if b == 3" }, { "traceon if c > 10" }, { NULL } }, { NULL } },
 	{ "stack", { true, false, false },
-	  { { "stacktrace:2 if a >= 4" }, { "stacktrace if c == 15" }, { NULL } } },
+	  { { "stacktrace:2 if a >= 4" }, { "stacktrace if c == 15" }, { NULL } }, { NULL } },
 	{ "enable", { true, false, true },
 	  { { "enable_event:snapdiff:ev_b:1 if a == 5" }, { NULL },
-	    { "disable_event:snapdiff:ev_b:2 if d < 8" } } },
+	    { "disable_event:snapdiff:ev_b:2 if d < 8" } }, { NULL } },
 	{ "mixed", { false, true, false },
 	  { { "traceoff:1 if a == 9", "enable_event:snapdiff:ev_c if b == 0" },
 	    { "traceon" },
-	    { "traceon:1 if d == 6" } } },
+	    { "traceon:1 if d == 6" } }, { NULL } },
 	{ "counts", { true, true, true },
 	  { { "disable_event:snapdiff:ev_c:3 if b == 1", "traceoff:1 if a > 17" },
 	    { "stacktrace:1 if c == 2", "enable_event:snapdiff:ev_c:2 if c > 10 && c < 14" },
-	    { NULL } } },
+	    { NULL } }, { NULL } },
+	/* post triggers (traceoff, stacktrace) run after their event is committed;
+	 * traceon, not post, runs before: its event lands only when it was
+	 * reserved in the buffer before (unfiltered) or buffered (a filtered event) */
+	{ "post-off", { true, true, false },
+	  { { "traceoff" }, { "traceon:1 if c == 4" }, { NULL } }, { NULL } },
+	{ "post-stack", { false, true, false },
+	  { { NULL }, { "stacktrace:2" }, { NULL } }, { NULL } },
+	{ "buffered", { true, true, true },
+	  { { "traceoff if a == 2 || a == 8" }, { "traceon if c == 5" }, { "traceon if d == 10" } },
+	  { NULL, "c < 100", NULL } },
+	/* an event's soft-disable bit is read after its triggers ran: on itself,
+	 * enable_event records the event that fired it, disable_event drops it */
+	{ "self", { false, true, true },
+	  { { "enable_event:snapdiff:ev_a:1 if a == 3" },
+	    { "disable_event:snapdiff:ev_b if c == 5" },
+	    { "disable_event:snapdiff:ev_c:1" } }, { NULL } },
 };
 
 /* --- one side: how to write and read its files -------------------------------------------------- */
@@ -197,6 +214,9 @@ static void run(const struct side *s, const struct scenario *sc, char *out)
 	T_ASSERT_OK(s->write("tracing_on", "1\n", true));
 	T_ASSERT_OK(s->write("trace", "", true));
 	for (int e = 0; e < 3; e++) {
+		snprintf(path, sizeof(path), "events/snapdiff/%s/filter", events[e]);
+		if (sc->filter[e])
+			T_ASSERT_OK(s->write(path, sc->filter[e], true));
 		snprintf(path, sizeof(path), "events/snapdiff/%s/trigger", events[e]);
 		for (int i = 0; i < 3 && sc->trig[e][i]; i++) {
 			snprintf(cmd, sizeof(cmd), "%s\n", sc->trig[e][i]);
@@ -241,6 +261,8 @@ static void run(const struct side *s, const struct scenario *sc, char *out)
 	}
 	for (int e = 0; e < 3; e++) {
 		snprintf(path, sizeof(path), "events/snapdiff/%s/enable", events[e]);
+		T_ASSERT_OK(s->write(path, "0\n", true));
+		snprintf(path, sizeof(path), "events/snapdiff/%s/filter", events[e]);
 		T_ASSERT_OK(s->write(path, "0\n", true));
 	}
 	T_ASSERT_OK(s->write("tracing_on", "1\n", true));

@@ -69,8 +69,10 @@ int main(void)
 	T_ECHO("1\n", "tracing_on");
 	trace_tfs_tick(4);
 	T_ASSERT_STR(cat("tracing_on"), "1\n");
-	/* tick(3) was not recorded: traceoff runs first */
-	T_ASSERT_EQ(count(cat("trace"), "tfs_tick:"), 1);
+	/* tick(3) was recorded: traceoff is a post trigger (the kernel's
+	 * EVENT_CMD_FL_POST_TRIGGER), it runs after its event is committed */
+	T_ASSERT_EQ(count(cat("trace"), "tfs_tick:"), 2);
+	T_ASSERT(strstr(cat("trace"), "tfs_tick: n=3") != NULL);
 	T_ECHO("!traceoff\n", TICK);
 	T_ECHO("0\n", "events/tfs_test/tfs_tick/enable");
 	return 0;
