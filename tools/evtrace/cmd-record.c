@@ -56,6 +56,7 @@
 
 #include "control/ctl_client.h"
 #include "evtrace-cmd.h"
+#include "evtrace-rectime.h"
 #include "output/tracedat_internal.h"
 
 #define REC_MAX_EVENTS 128
@@ -146,6 +147,7 @@ struct rec {
 	pid_t child; /* started by us, until reaped */
 	bool tree;   /* -- CMD: every process of its tree that serves a socket */
 	bool stats, quiet;
+	bool date; /* --date: the file gets a DATE option (record-time.c) */
 	struct rec_src **src;
 	int nsrc, srccap;
 	struct rec_src *first; /* the first source set up: page size, clock */
@@ -178,6 +180,8 @@ static void rec_usage(FILE *f)
 		"  -o, --output FILE     the file (default trace.dat)\n"
 		"  -p, --pid PID         attach to a running process (repeatable: one file, the\n"
 		"                        processes merged by time stamp)\n"
+		"  --date                put the CLOCK_REALTIME offset in the file (DATE option,\n"
+		"                        as trace-cmd record --date): files of several hosts merge\n"
 		"  --stats               the final status line also when stderr is no terminal\n"
 		"  -q, --quiet           no status line\n"
 		"Ctrl-C stops; with CMD, its exit stops too. The buffers are drained to the\n"
@@ -622,7 +626,7 @@ static int write_output(struct rec *r)
 	struct tracedat_desc d = { 0 };
 	unsigned char *hdr = NULL, *buf = NULL;
 	uint64_t *sizes = NULL;
-	char *cmdlines = NULL, **owned = NULL;
+	char *cmdlines = NULL, **owned = NULL, date[40];
 	size_t hlen = 0, ntf = 0, nowned = 0, clen = 0, chunk;
 	unsigned int ncpus = 0;
 	int fd = -1, ret;
@@ -696,6 +700,10 @@ static int write_output(struct rec *r)
 	d.cmdlines = cmdlines;
 	d.cmdlines_len = clen;
 	d.cpu_bytes = sizes;
+	if (r->date && !cmd_date_option(d.clock, date, sizeof(date)))
+		d.date = date;
+	else if (r->date)
+		cmd_error("record: --date: the %s clock is not time: no DATE option", d.clock);
 	ret = tracedat_header(&d, &hdr, &hlen);
 	if (ret)
 		goto out;
@@ -1743,6 +1751,7 @@ int cmd_record(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "date", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1801,6 +1810,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'q':
 			r->quiet = true;
+			break;
+		case 'D':
+			r->date = true;
 			break;
 		case 'h':
 			rec_usage(stdout);
