@@ -23,6 +23,9 @@
  *   clock_local_evt_read         ns   evt_clock_read(EVT_CLOCK_LOCAL)
  *   clock_counter_read_2t        ns   "counter", each of two threads at once
  *                                     (2+ CPUs; mean over each run, not median)
+ *   clock_insn_<source>          ns   the time source alone, no scaling: rdtsc,
+ *                                     rdtscp, lfence_rdtsc (x86-64), and
+ *                                     clock_gettime_mono_raw (the vDSO call)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -53,7 +56,36 @@
 enum what {
 	W_FLOOR = -1,		/* >= 0: a clock id */
 	W_PUBLIC = -2,		/* evt_clock_read(EVT_CLOCK_LOCAL) */
+	W_RDTSC = -3,		/* the instructions alone (x86-64): rdtsc */
+	W_RDTSCP = -4,		/* rdtscp */
+	W_LFENCE_RDTSC = -5,	/* lfence; rdtsc (ordered, as a serialized read) */
+	W_MONO_RAW = -6,	/* clock_gettime(CLOCK_MONOTONIC_RAW), the vDSO call itself */
 };
+
+/* One read of what @what names among the raw sources (W_RDTSC ... W_MONO_RAW). */
+static inline uint64_t raw_read(int what)
+{
+	struct timespec t;
+
+#if defined(__x86_64__)
+	uint32_t lo, hi, aux;
+
+	if (what == W_RDTSC) {
+		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+		return (uint64_t)hi << 32 | lo;
+	}
+	if (what == W_RDTSCP) {
+		__asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+		return (uint64_t)hi << 32 | lo;
+	}
+	if (what == W_LFENCE_RDTSC) {
+		__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+		return (uint64_t)hi << 32 | lo;
+	}
+#endif
+	clock_gettime(CLOCK_MONOTONIC_RAW, &t);
+	return (uint64_t)t.tv_nsec;
+}
 
 static struct {
 	double secs;
@@ -103,6 +135,13 @@ static __attribute__((noinline)) double batch(int what)
 		t0 = now_ns();
 		for (int i = 0; i < BATCH; i++) {
 			acc += evt_clock_read(EVT_CLOCK_LOCAL);
+			barrier();
+		}
+		t1 = now_ns();
+	} else if (what <= W_RDTSC) {
+		t0 = now_ns();
+		for (int i = 0; i < BATCH; i++) {
+			acc += raw_read(what);
 			barrier();
 		}
 		t1 = now_ns();
@@ -261,7 +300,18 @@ static void usage(const char *prog)
 
 int main(int argc, char **argv)
 {
-	double floor_ns, read_ns[EVT_CLOCK__COUNT], pub, c2 = 0;
+	static const struct {
+		int what;
+		const char *name;
+	} raws[] = {
+#if defined(__x86_64__)
+		{ W_RDTSC, "rdtsc" },
+		{ W_RDTSCP, "rdtscp" },
+		{ W_LFENCE_RDTSC, "lfence_rdtsc" },
+#endif
+		{ W_MONO_RAW, "clock_gettime_mono_raw" },
+	};
+	double floor_ns, read_ns[EVT_CLOCK__COUNT], pub, c2 = 0, raw_ns[4];
 	double *samples;
 	char name[32];
 	int c;
@@ -303,6 +353,8 @@ int main(int argc, char **argv)
 	for (int id = 0; id < EVT_CLOCK__COUNT; id++)
 		read_ns[id] = measure(id, samples);
 	pub = measure(W_PUBLIC, samples);
+	for (size_t i = 0; i < sizeof(raws) / sizeof(raws[0]); i++)
+		raw_ns[i] = measure(raws[i].what, samples);
 	if (opt.ncpus > 1)
 		c2 = counter_2t();
 
@@ -314,6 +366,8 @@ int main(int argc, char **argv)
 	printf("  %-28s %8.2f %8.1f\n", "local via evt_clock_read()", pub, pub / floor_ns);
 	if (c2 > 0)
 		printf("  %-28s %8.2f %8.1f\n", "counter, 2 threads", c2, c2 / floor_ns);
+	for (size_t i = 0; i < sizeof(raws) / sizeof(raws[0]); i++)
+		printf("  %-28s %8.2f %8.1f\n", raws[i].name, raw_ns[i], raw_ns[i] / floor_ns);
 	printf("\n");
 
 	printf("BENCH clock_floor %.2f ns\n", floor_ns);
@@ -325,6 +379,8 @@ int main(int argc, char **argv)
 	printf("BENCH clock_local_evt_read %.2f ns\n", pub);
 	if (c2 > 0)
 		printf("BENCH clock_counter_read_2t %.2f ns\n", c2);
+	for (size_t i = 0; i < sizeof(raws) / sizeof(raws[0]); i++)
+		printf("BENCH clock_insn_%s %.2f ns\n", raws[i].name, raw_ns[i]);
 	free(samples);
 	return 0;
 }

@@ -119,6 +119,7 @@ struct result {
 	double throughput;	/* events/s: sum over the writers of 1e9 / their median */
 	double floor;		/* floor median of the same payload and threads */
 	double scaling;		/* vs the 1-thread run; 0 if none */
+	double alone;		/* +consumer: median of the same run without it; 0 if none */
 	uint64_t events;	/* reservations attempted in timed batches */
 	uint64_t fails;		/* of which returned NULL (or write() < 0) */
 	uint64_t consumed;	/* events the consumer read */
@@ -668,6 +669,11 @@ static void print_bench(const struct result *r)
 	if (r->cfg.consumer && r->events)
 		printf("BENCH ringbuf_%sdrops_%s %.2f %%\n", pre, key,
 		       100.0 * (double)r->fails / (double)r->events);
+	/* what a live consumer costs the writer: median against the run without it */
+	if (r->cfg.consumer && r->alone > 0)
+		printf("BENCH ringbuf_%sslowdown_%s %.2f x\n", pre, key, r->median / r->alone);
+	if (r->median > 0)
+		printf("BENCH ringbuf_%sp90_ratio_%s %.2f x\n", pre, key, r->p90 / r->median);
 }
 
 static void print_machine(void)
@@ -812,6 +818,8 @@ static int bench_payload(unsigned int payload, int maxt)
 		r->floor = floor_ns[t] = r->median;
 		print_row(r);
 	}
+	double alone[MODE_CONSUME][MAX_THREADS + 1] = { { 0 } };	/* medians without a consumer */
+
 	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
 		double thr1 = 0;	/* this kind's 1-writer throughput */
 
@@ -826,6 +834,10 @@ static int bench_payload(unsigned int payload, int maxt)
 				continue;
 			}
 			r->floor = floor_ns[t];
+			if (!cfg.consumer)
+				alone[cfg.mode][t] = r->median;
+			else
+				r->alone = alone[cfg.mode][t];
 			/*
 			 * No scaling with a consumer: with 2 writers on 2 CPUs the
 			 * consumer has no CPU of its own, so the two runs differ in

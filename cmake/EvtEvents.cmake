@@ -10,9 +10,9 @@
 if(TARGET example-events-basic)
 	target_include_directories(example-events-basic PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/examples)
 endif()
-# The events-* tests and bench/events include the TRACE_EVENT() headers of tests/dso.
+# The events-* tests, bench/events and bench/lttng include the TRACE_EVENT() headers of tests/dso.
 file(GLOB EVT_EVENTS_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/*/events-*.c
-	${CMAKE_CURRENT_SOURCE_DIR}/bench/events.c)
+	${CMAKE_CURRENT_SOURCE_DIR}/bench/events.c ${CMAKE_CURRENT_SOURCE_DIR}/bench/lttng.c)
 foreach(src ${EVT_EVENTS_TESTS})
 	get_filename_component(name ${src} NAME_WE)
 	get_filename_component(dir ${src} DIRECTORY)
@@ -50,3 +50,16 @@ add_test(NAME compile/events-cxx
 		 -I${CMAKE_CURRENT_SOURCE_DIR}/tests/dso
 		 ${CMAKE_CURRENT_SOURCE_DIR}/tests/dso/events-cxx.cc)
 set_tests_properties(compile/events-cxx PROPERTIES LABELS compile TIMEOUT 60)
+# bench/lttng measures LTTng-UST's tracepoint next to evtrace's when liblttng-ust-dev is
+# installed (it says it skipped otherwise), and runs bench/lttng-session.sh to enable it.
+if(TARGET bench-lttng)
+	pkg_check_modules(LTTNG_UST IMPORTED_TARGET lttng-ust)
+	if(LTTNG_UST_FOUND)
+		target_link_libraries(bench-lttng PRIVATE PkgConfig::LTTNG_UST ${CMAKE_DL_LIBS})
+		target_include_directories(bench-lttng PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/bench)
+		target_compile_definitions(bench-lttng PRIVATE EVT_HAVE_LTTNG_UST=1
+			EVT_BENCH_LTTNG_SCRIPT="${CMAKE_CURRENT_SOURCE_DIR}/bench/lttng-session.sh")
+	else()
+		target_compile_definitions(bench-lttng PRIVATE EVT_HAVE_LTTNG_UST=0)
+	endif()
+endif()

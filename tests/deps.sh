@@ -19,8 +19,12 @@
 #   kernelshark                    test oracle only: unit/tracedat-kshark dlopen()s its
 #                                  libkshark.so.2 (Debian 12: 39 packages with Qt 5, 25.5 MB
 #                                  download, 115 MB installed, 18 s from a warm apt cache)
+#   liblttng-ust-dev lttng-tools   make bench only: bench/lttng measures LTTng-UST's tracepoint,
+#                                  enabled in a session of lttng-sessiond, next to evtrace's
+#                                  (without them it skips, or measures LTTng's disabled one)
 DEB_PACKAGES="cmake make gcc g++ libc6-dev clang libclang-rt-14-dev llvm binutils pkg-config
-	liburcu-dev libfuse3-dev fuse3 man-db trace-cmd libtraceevent-dev kernelshark"
+	liburcu-dev libfuse3-dev fuse3 man-db trace-cmd libtraceevent-dev kernelshark
+	liblttng-ust-dev lttng-tools"
 # The aarch64 cross stage, best effort (a failure here only makes that stage SKIP): the cross
 # compilers, and the arm64 liburcu after `dpkg --add-architecture arm64`.
 CROSS_PACKAGES="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu liburcu-dev:arm64"

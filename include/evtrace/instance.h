@@ -55,7 +55,10 @@ int evt_instance_destroy(struct evt_instance *inst);
 /* "" for the top instance. */
 const char *evt_instance_name(const struct evt_instance *inst);
 
-/* Calls @fn for each named instance, sorted by name (not the top one). */
+/*
+ * Calls @fn for each named instance, sorted by name (not the top one), until it returns
+ * non-zero. @fn runs under the event lock: it must not call lookup/create/destroy/enable.
+ */
 int evt_instance_foreach(int (*fn)(struct evt_instance *inst, void *arg), void *arg);
 
 /* --- settings -------------------------------------------------------------------- */

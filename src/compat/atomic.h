@@ -32,6 +32,7 @@
 #define xchg_acq_rel(p, v)	__atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
 #define or_relaxed(p, v)	__atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
 #define and_relaxed(p, v)	__atomic_fetch_and((p), (v), __ATOMIC_RELAXED)
+#define and_release(p, v)	__atomic_fetch_and((p), (v), __ATOMIC_RELEASE)
 
 /* 8-byte CAS; on failure *expected is updated with the current value. */
 #define cas_acq_rel(p, expected, desired)					\

@@ -305,6 +305,15 @@ void event_trace_nest_end(bool nested);
 void writer_init(void);
 
 /*
+ * Allocate the writers' scratch records (writer.c), once: a trigger list
+ * whose triggers need the record calls it before it is published.
+ * Context: event_mutex (not a writer). Return: 0 or -ENOMEM.
+ */
+int event_scratch_prepare(void);
+/* Writes whose filtered triggers were skipped for want of a scratch record. */
+unsigned long event_scratch_misses(void);
+
+/*
  * Record the calling thread's stack above the traced call site as an
  * ftrace:kernel_stack record in @inst (the stacktrace trigger). Return: 0,
  * -EBADF (tracing off), -ENOBUFS (no room).

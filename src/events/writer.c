@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <execinfo.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -59,7 +60,7 @@
 /* The bytes of its entry in the ring buffer (not read back from the header: rb_payload_off()). */
 #define FB_SIZE(fb)		rb_event_size(FB_LEN(fb))
 /*
- * A record in the thread's scratch (fb->rbe NULL) has one of these in its CPU
+ * A scratch record (fb->rbe NULL) has one of these in its CPU
  * bits. FB_SCRATCH_TEMP: the kernel's temp_buffer (tracing off or the buffer
  * full): only its triggers see it. FB_SCRATCH_BUFFERED: the kernel's
  * trace_buffered_event (the event soft-disabled or filtered when reserved):
@@ -116,14 +117,72 @@ static __thread struct writer_tls wtls __attribute__((tls_model("initial-exec"))
 static pid_t cached_tgid;
 /*
  * Where a record is built when only filtered triggers want it (soft-disabled
- * event, tracing off, buffer full): one per nesting level of the thread's
- * writes (the kernel's temp_buffer is per CPU and its writers do not nest
- * within a context; ours do, in signal handlers), so a handler's write does
- * not overwrite the record its interrupted write's triggers are testing.
- * Deeper writes than SCRATCH_LEVELS run only their unfiltered triggers.
+ * event, tracing off, buffer full): a record of the scratch pool (the
+ * kernel's temp_buffer, which is per CPU). The record lives from the
+ * reservation to the commit, two calls of the traced program, so it cannot
+ * be on the stack; it is not thread-local either, which would put 16 KiB of
+ * static TLS in the library and make it impossible to dlopen() (the
+ * library's initial-exec TLS is the few bytes of wtls, checked by
+ * compile/tls-budget). The pool is allocated once, by the first trigger list
+ * that needs records (event_scratch_prepare(), event_mutex), never by a
+ * writer; a writer claims a record with one CAS on the bitmap below and
+ * gives it back at its commit. Nested writes (a signal handler's) claim
+ * records of their own, so a handler's write never overwrites the record its
+ * interrupted write's triggers are testing. With every record in use the
+ * write skips its filtered triggers and counts it (scratch_misses).
  */
-#define SCRATCH_LEVELS 4
-static __thread uint64_t trigger_scratch[SCRATCH_LEVELS][512];
+#define SCRATCH_SLOTS 64		/* records: bits of scratch_used */
+#define SCRATCH_SIZE  4096		/* bytes of one record */
+static unsigned char *scratch_pool;	/* set once (release), then read-only */
+static uint64_t scratch_used;		/* bit i: record i is claimed by a write */
+static unsigned long scratch_misses;	/* writes that found no free record */
+
+int event_scratch_prepare(void)
+{
+	void *pool;
+
+	if (ld_acquire(&scratch_pool))
+		return 0;
+	/* aligned: a record is a struct evt_trace_entry followed by its fields */
+	if (posix_memalign(&pool, 64, (size_t)SCRATCH_SLOTS * SCRATCH_SIZE))
+		return -ENOMEM;
+	/* Release: the pool exists before a writer can see its address (scratch_get). */
+	st_release(&scratch_pool, (unsigned char *)pool);
+	return 0;
+}
+
+unsigned long event_scratch_misses(void)
+{
+	return ld_relaxed(&scratch_misses);
+}
+
+/* A free scratch record, or NULL. Writer context: lock-free, bounded, signal safe. */
+static void *scratch_get(void)
+{
+	/* Acquire: pairs with event_scratch_prepare()'s release of the address. */
+	unsigned char *pool = ld_acquire(&scratch_pool);
+	uint64_t used = ld_relaxed(&scratch_used);
+
+	for (int tries = 0; pool && tries < SCRATCH_SLOTS && ~used; tries++) {
+		int i = __builtin_ctzll(~used);
+
+		/* Acquire: the last holder's writes to the record (its release in
+		 * scratch_put()) happen before ours. On failure @used is reloaded. */
+		if (cas_acq_rel(&scratch_used, &used, used | UINT64_C(1) << i))
+			return pool + (size_t)i * SCRATCH_SIZE;
+	}
+	add_relaxed(&scratch_misses, 1);
+	return NULL;
+}
+
+/* Give back the scratch record @rec (from scratch_get()). Writer context. */
+static void scratch_put(const void *rec)
+{
+	size_t i = (size_t)((const unsigned char *)rec - ld_relaxed(&scratch_pool)) / SCRATCH_SIZE;
+
+	/* Release: our reads and writes of the record before the next claim of it. */
+	and_release(&scratch_used, ~(UINT64_C(1) << i));
+}
 
 static void writer_atfork_child(void)
 {
@@ -297,12 +356,13 @@ static __attribute__((noinline)) void *trace_event_next(struct evt_trace_event_b
 		fb->len = FB_PACK(FB_LEN(fb), cpu);
 		goto fill;
 scratch:
-		/* No record in the buffer, but filtered triggers want one: the thread's
-		 * scratch record (the kernel's temp_buffer). */
-		if (likely(!tl) || FB_LEN(fb) > sizeof(trigger_scratch[0]) ||
-		    wtls.depth > SCRATCH_LEVELS)
+		/* No record in the buffer, but filtered triggers want one: a scratch
+		 * record of the pool (the kernel's temp_buffer). */
+		if (likely(!tl) || FB_LEN(fb) > SCRATCH_SIZE)
 			continue;
-		ent = (struct evt_trace_entry *)(void *)trigger_scratch[wtls.depth - 1];
+		ent = scratch_get();
+		if (!ent)
+			continue;
 		fb->len = FB_PACK(FB_LEN(fb), scratch);
 fill:
 		writer_fill_common(ent, file->event, tid, tgid);
@@ -562,6 +622,8 @@ static __attribute__((noinline)) void *trace_event_commit_slow(struct evt_trace_
 	}
 	if (unlikely(fire))
 		writer_triggers(tl, fire, caller);
+	if (unlikely(!fb->rbe))
+		scratch_put(fb->entry);
 	if (likely(fb->idx >= set->nr))
 		return trace_event_end();
 	return trace_event_next(fb, caller);

@@ -72,7 +72,6 @@
 
 #define HIST_STR_MAX   256 /* MAX_FILTER_STR_VAL: a string key */
 #define HIST_KEY_MAX   384 /* HIST_KEY_SIZE_MAX */
-#define HIST_PAD_DEPTH 4   /* nested writers (signals) with their own key pad */
 
 enum hf_src {
 	SRC_ONE,
@@ -235,9 +234,6 @@ static struct hist_data *named_list; /* event_mutex */
 static struct hist_data *vars_list;  /* event_mutex: histograms with variables */
 
 /* --- the writer ------------------------------------------------------------------------------ */
-
-static __thread unsigned char hist_pad[HIST_PAD_DEPTH][HIST_KEY_MAX] __attribute__((aligned(8)));
-static __thread uint8_t hist_depth;
 
 static inline uint64_t rd_int(const unsigned char *p, unsigned int size, bool sgn)
 {
@@ -568,8 +564,13 @@ static void hist_fire_rec(struct trigger_data *td, const void *recv, size_t len)
 	struct hist_trigger *ht = td->priv;
 	const struct hist_data *hd = ht->hd;
 	const unsigned char *rec = recv;
+	/*
+	 * A compound key is built on the stack: a signal handler's write nests
+	 * in a frame of its own, and the library keeps no big thread-local block
+	 * (its initial-exec TLS stays a few bytes, so it can be dlopen()ed).
+	 */
+	unsigned char pad[HIST_KEY_MAX] __attribute__((aligned(8)));
 	uint64_t k1, refv[TMAP_VARS_MAX];
-	unsigned char *pad = NULL;
 	struct tmap_elt *elt;
 	struct tmap *map;
 	const void *key;
@@ -585,11 +586,6 @@ static void hist_fire_rec(struct trigger_data *td, const void *recv, size_t len)
 		k1 = field_value(hd, &hd->keys[0], rec, len, NULL);
 		key = &k1;
 	} else {
-		if (unlikely(hist_depth >= HIST_PAD_DEPTH))
-			return;
-		pad = hist_pad[hist_depth++];
-		/* the pad is ours before a nested signal handler can take the next one */
-		signal_fence();
 		memset(pad, 0, hd->key_size);
 		for (unsigned int i = 0; i < hd->n_keys; i++) {
 			const struct hist_field *f = &hd->keys[i];
@@ -609,10 +605,10 @@ static void hist_fire_rec(struct trigger_data *td, const void *recv, size_t len)
 		key = pad;
 	}
 	if (unlikely(hd->other_refs) && !resolve_refs(hd, key, refv, false))
-		goto out;
+		return;
 	elt = tmap_insert(map, key, hd->uses_execname ? comm_init : NULL);
 	if (!elt)
-		goto out;
+		return;
 	for (unsigned int i = 0; i < hd->n_vals; i++)
 		tmap_add_sum(elt, i, field_value(hd, &hd->vals[i], rec, len, refv));
 	for (unsigned int i = 0; i < hd->n_vars; i++) {
@@ -624,11 +620,6 @@ static void hist_fire_rec(struct trigger_data *td, const void *recv, size_t len)
 	}
 	if (unlikely(hd->n_actions) && resolve_refs(hd, key, refv, true))
 		run_actions(hd, map, elt, rec, len, refv);
-out:
-	if (pad) {
-		signal_fence();
-		hist_depth--;
-	}
 }
 
 void hist_set_paused(struct trigger_data *td, bool paused)

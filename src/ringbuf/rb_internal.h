@@ -131,6 +131,23 @@ struct rb_cpu_shm {
 	uint64_t data_off;			/* file offset of the pages */
 };
 
+/*
+ * What the writers write on every event (w; the page headers' commit counts
+ * are in the pages), what the consumer writes (read_pos, read_events) and
+ * the layout never share a cache line: a live consumer then costs a writer
+ * only the lines it reads (docs/performance.md, "Third pass").
+ */
+_Static_assert(offsetof(struct rb_cpu_shm, read_pos) / EVT_CACHELINE !=
+		       offsetof(struct rb_cpu_shm, w) / EVT_CACHELINE &&
+	       offsetof(struct rb_cpu_shm, read_events) / EVT_CACHELINE !=
+		       offsetof(struct rb_cpu_shm, read_pos) / EVT_CACHELINE &&
+	       offsetof(struct rb_cpu_shm, read_events) / EVT_CACHELINE !=
+		       offsetof(struct rb_cpu_shm, w) / EVT_CACHELINE &&
+	       offsetof(struct rb_cpu_shm, layout_seq) / EVT_CACHELINE !=
+		       offsetof(struct rb_cpu_shm, read_events) / EVT_CACHELINE &&
+	       sizeof(struct rb_cpu_shm) % EVT_CACHELINE == 0,
+	       "writer, consumer and layout fields on lines of their own");
+
 /* The {read_pos, overrun} pair of a CPU buffer. */
 static inline struct evt_pair *rb_rd(struct rb_cpu_shm *shm)
 {

@@ -243,10 +243,24 @@ unsigned int evt_ring_buffer_event_length(const struct evt_ring_buffer_event *ev
 	return 2 * RB_HDR_SIZE;
 }
 
+/* The long form's payload (type_len 0: a length word first), out of line: see below. */
+static __attribute__((noinline, cold)) void *rb_event_data_long(struct evt_ring_buffer_event *event)
+{
+	return &event->array[1];
+}
+
 void *evt_ring_buffer_event_data(struct evt_ring_buffer_event *event)
 {
-	if (event->type_len == 0)
-		return &event->array[1];
+	/*
+	 * A branch, not a select: the header of a record just reserved holds
+	 * its time delta, so its load waits for the writer's clock read
+	 * (rdtsc, ~10 ns under KVM). A cmov would make the payload's address,
+	 * and every store of the caller into it, wait as well; a predicted
+	 * branch does not (docs/performance.md, "Third pass"). The call keeps
+	 * the compiler from turning the branch back into a select.
+	 */
+	if (unlikely(event->type_len == 0))
+		return rb_event_data_long(event);
 	return &event->array[0];
 }
 

@@ -208,6 +208,11 @@ static int list_publish(struct trace_event_file *file, struct trigger_file *tf,
 		for (unsigned int i = 0; i < nl->nr; i++)
 			nl->cond |= nl->td[i]->filter != NULL || nl->td[i]->cmd->fire_rec ||
 				    nl->td[i]->cmd->post;
+	/* Writers build the record in a scratch record when they cannot reserve one. */
+	if (nl && nl->cond && event_scratch_prepare() < 0) {
+		free(nl);
+		return -ENOMEM;
+	}
 	/* The event stays on (soft mode) while it has triggers, as the kernel's
 	 * trace_event_trigger_enable_disable(): taken before the first list is
 	 * published, so that a failure leaves nothing published to undo. */
