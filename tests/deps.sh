@@ -22,9 +22,12 @@
 #   liblttng-ust-dev lttng-tools   make bench only: bench/lttng measures LTTng-UST's tracepoint,
 #                                  enabled in a session of lttng-sessiond, next to evtrace's
 #                                  (without them it skips, or measures LTTng's disabled one)
+#   babeltrace2 python3-bt2        test oracles only: unit/ctf-export reads our CTF traces
+#                                  with them (the CLI and the Python bindings)
+#   iproute2                       unit/fleet-netns makes network namespaces with `ip netns`
 DEB_PACKAGES="cmake make gcc g++ libc6-dev clang libclang-rt-14-dev llvm binutils pkg-config
 	liburcu-dev libfuse3-dev fuse3 man-db trace-cmd libtraceevent-dev kernelshark
-	liblttng-ust-dev lttng-tools"
+	liblttng-ust-dev lttng-tools babeltrace2 python3-bt2 iproute2"
 # The aarch64 cross stage, best effort (a failure here only makes that stage SKIP): the cross
 # compilers, and the arm64 liburcu after `dpkg --add-architecture arm64`.
 CROSS_PACKAGES="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu liburcu-dev:arm64"

@@ -122,6 +122,14 @@ int evt_tracedat_nr_events(const struct evt_tracedat *td);
 const struct evt_tracedat_event *evt_tracedat_event(const struct evt_tracedat *td, int idx);
 const struct evt_tracedat_event *evt_tracedat_event_by_id(const struct evt_tracedat *td,
 							  unsigned int id);
+/*
+ * evt_tracedat_date() - the file's place on the wall clock: CLOCK_REALTIME (ns) =
+ * time stamp + *@offset_ns, from its DATE option (`evtrace record --date`,
+ * `trace-cmd record --date`). Return: 1 and *@offset_ns set, 0 when the file has
+ * none, -EINVAL.
+ */
+int evt_tracedat_date(const struct evt_tracedat *td, long long *offset_ns);
+
 /* The comm the file saved for @pid, or "<...>". */
 const char *evt_tracedat_comm(const struct evt_tracedat *td, int pid);
 

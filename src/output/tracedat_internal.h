@@ -26,6 +26,8 @@
  * (ftrace's go to the ftrace section). @clock_list: the trace_clock text
  * ("[local] global ..."), or NULL for "[@clock]". @cpu_bytes: bytes of
  * pages each CPU will have after the header (multiples of @page_size).
+ * @date: the DATE option's text ("0x" and the hex microseconds from a time
+ * stamp to CLOCK_REALTIME, as trace-cmd record --date writes it), or NULL.
  */
 struct tracedat_format {
 	const char *system;
@@ -43,6 +45,7 @@ struct tracedat_desc {
 	const char *cmdlines;
 	size_t cmdlines_len;
 	const uint64_t *cpu_bytes;
+	const char *date;
 };
 
 /**

@@ -11,6 +11,7 @@
  * interpreter, which bounds-checks every read of a record.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -78,6 +79,8 @@ struct evt_tracedat {
 	int nr_cmdlines;
 	char clock[32];
 	bool have_clock_opt;
+	bool have_date;
+	long long date_ns; /* DATE option: CLOCK_REALTIME - time stamp, in ns */
 	char err[160];
 };
 
@@ -595,6 +598,35 @@ static int parse_cmdlines(struct evt_tracedat *td, const char *text, size_t len)
 }
 
 /* The clock in brackets of a trace_clock text. */
+/*
+ * The DATE option (trace-cmd record --date): text, "0x" and the hex number of
+ * microseconds to add to a time stamp to get CLOCK_REALTIME (trace-cmd's
+ * trace-input.c multiplies it by 1000). Anything else is ignored.
+ */
+static void parse_date(struct evt_tracedat *td, const unsigned char *data, uint32_t size)
+{
+	unsigned long long v = 0;
+	uint32_t i = 2, digits = 0;
+
+	if (size < 3 || data[0] != '0' || (data[1] != 'x' && data[1] != 'X'))
+		return;
+	for (; i < size && data[i] && data[i] != '\n'; i++, digits++) {
+		unsigned char c = data[i];
+		unsigned int d = c >= '0' && c <= '9' ? c - '0' :
+				 c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+				 c >= 'A' && c <= 'F' ? c - 'A' + 10 : 16;
+
+		if (d == 16 || digits == 16)
+			return;
+		v = v << 4 | d;
+	}
+	/* %llx of a signed number: two's complement; microseconds to nanoseconds */
+	if (!digits || (long long)v > LLONG_MAX / 1000 || (long long)v < LLONG_MIN / 1000)
+		return;
+	td->have_date = true;
+	td->date_ns = (long long)v * 1000;
+}
+
 static void parse_clock(struct evt_tracedat *td, const unsigned char *text, size_t len)
 {
 	const unsigned char *o = memchr(text, '[', len), *c;
@@ -815,6 +847,8 @@ static int parse(struct evt_tracedat *td)
 				td->have_clock_opt = true;
 				parse_clock(td, data, size);
 			}
+			if (id == TRACEDAT_OPT_DATE)
+				parse_date(td, data, size);
 			if (id == TRACEDAT_OPT_BUFFER && size >= 9 && !buffer_at) {
 				struct rd o = { .td = td, .pos = (size_t)(data - td->data) };
 
@@ -1146,6 +1180,16 @@ int evt_tracedat_nr_cpus(const struct evt_tracedat *td)
 unsigned int evt_tracedat_page_size(const struct evt_tracedat *td)
 {
 	return td ? td->page_size : 0;
+}
+
+int evt_tracedat_date(const struct evt_tracedat *td, long long *offset_ns)
+{
+	if (!td || !offset_ns)
+		return -EINVAL;
+	if (!td->have_date)
+		return 0;
+	*offset_ns = td->date_ns;
+	return 1;
 }
 
 const char *evt_tracedat_clock(const struct evt_tracedat *td)

@@ -440,6 +440,11 @@ int tracedat_header(const struct tracedat_desc *d, unsigned char **out, size_t *
 		ob_u32(&hdr, (uint32_t)n + 1);
 		ob_put(&hdr, clocks, (size_t)n + 1);
 	}
+	if (d->date) {
+		ob_u16(&hdr, TRACEDAT_OPT_DATE);
+		ob_u32(&hdr, (uint32_t)strlen(d->date) + 1);
+		ob_put(&hdr, d->date, strlen(d->date) + 1);
+	}
 	ob_u16(&hdr, TRACEDAT_OPT_CPUCOUNT);
 	ob_u32(&hdr, 4);
 	ob_u32(&hdr, (uint32_t)d->nr_cpus);

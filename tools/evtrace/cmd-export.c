@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * cmd-export.c - `evtrace export [--format=perfetto] [-o OUT.json] [SELECTION] [FILE]`:
+ * cmd-export.c - `evtrace export [--format=perfetto|ctf] [-o OUT] [SELECTION] [FILE]`:
  * a trace.dat file (ours, or a kernel one, version 6) as Chrome/Perfetto JSON
- * trace events, for ui.perfetto.dev and chrome://tracing. evtrace-export(1);
- * the converter is src/output/trace_json.c.
+ * trace events, for ui.perfetto.dev and chrome://tracing, or as a CTF 1.8 trace
+ * directory for babeltrace2 and Trace Compass. evtrace-export(1); the
+ * converters are src/output/trace_json.c and src/output/ctf_*.c (ctf-dir.c here).
  *
- *   --format perfetto       the only format (also "json", "chrome")
+ *   --format perfetto       JSON (also "json", "chrome"; the default)
+ *   --format ctf            a CTF trace in the directory -o names (required)
  *   -o, --output FILE       write there (default: standard output; "-" too)
  *   --durations             X_begin/X_end, X_enter/X_exit, sys_enter_X/sys_exit_X
  *                           pairs as duration (B/E) events
@@ -27,18 +29,21 @@
 #include <evtrace/tracedat.h>
 
 #include "evtrace-cmd.h"
+#include "evtrace-ctf.h"
 #include "evtrace-select.h"
 #include "output/trace_json.h"
 
 static void ex_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: evtrace export [--format=perfetto] [-o OUT.json] [--durations] [-c CPUS]\n"
+		"usage: evtrace export [--format=perfetto|ctf] [-o OUT] [--durations] [-c CPUS]\n"
 		"                      [-e EVENTS]... [-F FILTER] [--first NS] [--last NS] [FILE]\n"
 		"Convert a trace.dat file (default trace.dat; -: standard input) to the JSON\n"
-		"trace event format that ui.perfetto.dev and chrome://tracing open.\n"
-		"  --format FMT        perfetto (the only one; also: json, chrome)\n"
-		"  -o, --output FILE   write to FILE (default: standard output)\n"
+		"trace event format that ui.perfetto.dev and chrome://tracing open, or to a\n"
+		"CTF 1.8 trace (a directory) that babeltrace2 and Trace Compass open.\n"
+		"  --format FMT        perfetto (default; also: json, chrome) or ctf\n"
+		"  -o, --output OUT    write to OUT (default: standard output); with ctf, the\n"
+		"                      directory of the trace (made; must be empty)\n"
 		"  --durations         X_begin/X_end, X_enter/X_exit, sys_enter_X/sys_exit_X\n"
 		"                      pairs (both halves in the file) as duration events\n");
 	fputs(CMD_SELECT_USAGE, f);
@@ -70,6 +75,7 @@ int cmd_export(int argc, char **argv)
 	const char *path, *out = NULL;
 	struct tjson_sink sink;
 	int c, ret, fd = 1, status = 2;
+	bool ctf = false;
 	char err[256];
 
 	if (!sel) {
@@ -86,10 +92,10 @@ int cmd_export(int argc, char **argv)
 			continue;
 		switch (c) {
 		case 'T':
-			if (strcmp(optarg, "perfetto") && strcmp(optarg, "json") &&
+			ctf = !strcmp(optarg, "ctf");
+			if (!ctf && strcmp(optarg, "perfetto") && strcmp(optarg, "json") &&
 			    strcmp(optarg, "chrome")) {
-				cmd_error("unknown format '%s' (perfetto is the one there is)",
-					  optarg);
+				cmd_error("unknown format '%s' (perfetto or ctf)", optarg);
 				goto out;
 			}
 			break;
@@ -112,6 +118,10 @@ int cmd_export(int argc, char **argv)
 		ex_usage(stderr);
 		goto out;
 	}
+	if (ctf && !out) {
+		cmd_error("--format=ctf writes a directory: name it with -o DIR");
+		goto out;
+	}
 	status = 1;
 	path = optind < argc ? argv[optind] : "trace.dat";
 	if (!strcmp(path, "-"))
@@ -124,6 +134,15 @@ int cmd_export(int argc, char **argv)
 	if (cmd_select_check(sel, td)) {
 		/* a filter no event of the file can take: a usage error, as in report */
 		status = 2;
+		goto out;
+	}
+	if (ctf) {
+		struct cmd_ctf_args a = { .dir = out, .source = path, .want = ex_want,
+					  .want_ctx = sel };
+
+		/* the DATE option (record --date) puts the clock on the epoch */
+		a.has_epoch = evt_tracedat_date(td, &a.epoch_offset_ns) == 1;
+		status = cmd_ctf_write_dir(td, &a);
 		goto out;
 	}
 	if (out) {

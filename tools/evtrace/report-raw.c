@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * report-raw.c - `evtrace report -R`: each record as its fields, not its print
+ * format (as `trace-cmd report -R` does), one line per record:
+ *
+ *   TS [CPU] SYSTEM:NAME: tid=T pid=P comm=C field=value field=value ...
+ *
+ * TS is the raw time stamp (clock units), pid -1 when the file has no
+ * common_tgid; integers in decimal with their signedness, pointers 0x-hex,
+ * char arrays and __data_loc strings as their text up to the first NUL (bytes
+ * outside printable ASCII as \xHH), arrays and dynamic arrays as [a,b,c]. A
+ * field that lies outside its record prints as "?". This is the layout the CTF
+ * test (tests/unit/ctf-bt2.py) prints from babeltrace2's view of the same trace.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <evtrace/tracedat.h>
+
+#include "evtrace-report.h"
+
+static unsigned long long rr_uint(const unsigned char *p, unsigned int size)
+{
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+
+	switch (size) {
+	case 1:
+		memcpy(&u8, p, 1);
+		return u8;
+	case 2:
+		memcpy(&u16, p, 2);
+		return u16;
+	case 4:
+		memcpy(&u32, p, 4);
+		return u32;
+	default:
+		memcpy(&u64, p, 8);
+		return u64;
+	}
+}
+
+static void rr_int(FILE *f, const unsigned char *p, unsigned int size, bool sgn)
+{
+	unsigned long long v = rr_uint(p, size);
+
+	if (sgn && size < 8 && (v >> (size * 8 - 1)) & 1)
+		v |= ~0ULL << (size * 8);
+	if (sgn)
+		fprintf(f, "%lld", (long long)v);
+	else
+		fprintf(f, "%llu", v);
+}
+
+static void rr_text(FILE *f, const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n && p[i]; i++) {
+		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\')
+			fputc(p[i], f);
+		else
+			fprintf(f, "\\x%02x", p[i]);
+	}
+}
+
+static void rr_array(FILE *f, const unsigned char *p, size_t n, unsigned int es, bool sgn)
+{
+	if (es != 1 && es != 2 && es != 4 && es != 8) {
+		es = 1;
+		sgn = false;
+	}
+	fputc('[', f);
+	for (size_t i = 0; i + es <= n; i += es) {
+		if (i)
+			fputc(',', f);
+		rr_int(f, p + i, es, sgn);
+	}
+	fputc(']', f);
+}
+
+static bool rr_dyn(const struct evt_tracedat_record *rec, const struct evt_field *fl,
+		   size_t *doff, size_t *dlen)
+{
+	size_t off = fl->offset, end = rec->size;
+	uint32_t loc;
+
+	if (fl->size < 4 || off + 4 > end)
+		return false;
+	memcpy(&loc, (const unsigned char *)rec->data + off, 4);
+	*doff = evt_data_loc_offset(loc);
+	*dlen = evt_data_loc_len(loc);
+	if (fl->kind == EVT_FIELD_REL_STRING)
+		*doff += off + fl->size;
+	return *doff <= end && *dlen <= end - *doff;
+}
+
+static void rr_field(FILE *f, const struct evt_tracedat_record *rec, const struct evt_field *fl)
+{
+	const unsigned char *d = rec->data;
+	size_t off = fl->offset, size = fl->size, end = rec->size, doff, dlen;
+	bool std = size == 1 || size == 2 || size == 4 || size == 8;
+
+	if (!size && off <= end)
+		size = end - off; /* a flexible array at the end: the rest of the record */
+	if (off + size > end) {
+		fputc('?', f);
+		return;
+	}
+	switch (fl->kind) {
+	case EVT_FIELD_INT:
+		if (std)
+			rr_int(f, d + off, (unsigned int)size, fl->is_signed);
+		else
+			rr_array(f, d + off, size, 1, false);
+		return;
+	case EVT_FIELD_PTR:
+	case EVT_FIELD_USTRING:
+		if (std)
+			fprintf(f, "0x%llx", rr_uint(d + off, (unsigned int)size));
+		else
+			rr_array(f, d + off, size, 1, false);
+		return;
+	case EVT_FIELD_STRING:
+		rr_text(f, d + off, size);
+		return;
+	case EVT_FIELD_ARRAY:
+		rr_array(f, d + off, size, fl->elem_size, fl->is_signed);
+		return;
+	case EVT_FIELD_DYN_STRING:
+	case EVT_FIELD_REL_STRING:
+	case EVT_FIELD_DYN_ARRAY:
+		if (!rr_dyn(rec, fl, &doff, &dlen))
+			dlen = 0, doff = 0;
+		if (fl->kind == EVT_FIELD_DYN_ARRAY)
+			rr_array(f, d + doff, dlen, fl->elem_size, fl->is_signed);
+		else
+			rr_text(f, d + doff, dlen);
+		return;
+	default:
+		rr_array(f, d + off, size, 1, false);
+	}
+}
+
+/* The integer common field @name of @rec, or -1. */
+static long long rr_common(const struct evt_tracedat_record *rec, const char *name)
+{
+	const struct evt_tracedat_event *e = rec->event;
+
+	for (unsigned int i = 0; i < e->nr_common; i++) {
+		const struct evt_field *fl = &e->fields[i];
+		unsigned long long v;
+
+		if (strcmp(fl->name, name) || fl->kind != EVT_FIELD_INT ||
+		    (fl->size != 1 && fl->size != 2 && fl->size != 4 && fl->size != 8) ||
+		    (size_t)fl->offset + fl->size > rec->size)
+			continue;
+		v = rr_uint((const unsigned char *)rec->data + fl->offset, fl->size);
+		if (fl->is_signed && fl->size < 8 && (v >> (fl->size * 8 - 1)) & 1)
+			v |= ~0ULL << (fl->size * 8);
+		return (long long)v;
+	}
+	return -1;
+}
+
+void cmd_report_raw(struct evt_tracedat *td, const struct evt_tracedat_record *rec, FILE *f)
+{
+	const struct evt_tracedat_event *e = rec->event;
+	long long tid;
+
+	if (!e) {
+		fprintf(f, "%llu [%03d] <unknown event>: %u bytes\n", (unsigned long long)rec->ts,
+			rec->cpu, rec->size);
+		return;
+	}
+	tid = rr_common(rec, "common_pid");
+	fprintf(f, "%llu [%03d] %s:%s: tid=%lld pid=%lld comm=", (unsigned long long)rec->ts,
+		rec->cpu, e->system, e->name, tid, rr_common(rec, "common_tgid"));
+	rr_text(f, (const unsigned char *)evt_tracedat_comm(td, (int)tid), 4096);
+	for (unsigned int i = e->nr_common; i < e->nr_fields; i++) {
+		fprintf(f, " %s=", e->fields[i].name);
+		rr_field(f, rec, &e->fields[i]);
+	}
+	fputc('\n', f);
+}
