@@ -34,6 +34,20 @@ int evt_control_start(unsigned int flags);
 int evt_control_stop(void);
 int evt_control_path(char *buf, size_t len);
 
+/*
+ * What went wrong with the endpoint, for a program to report (the endpoint
+ * that failed to start cannot be asked): evt_control_stats(3).
+ */
+struct evt_control_stats {
+	unsigned long start_failures; /* evt_control_start() (or EVTRACE_CONTROL=1) failed */
+	unsigned long accept_errors;  /* accept() failed (out of descriptors: backed off) */
+	unsigned long refused;	      /* peers refused: another user (SO_PEERCRED) */
+	int last_error;		      /* negative errno of the last failure, or 0 */
+	int reserved;
+};
+
+int evt_control_stats(struct evt_control_stats *st);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,7 +17,7 @@ static pthread_once_t rseq_once = PTHREAD_ONCE_INIT;
 static void rseq_probe(void)
 {
 #if EVT_HAVE_RSEQ_OPS
-	const char *env = getenv("EVTRACE_RSEQ");
+	const char *env = secure_getenv("EVTRACE_RSEQ");
 
 	if (env && !strcmp(env, "0"))
 		return;

@@ -2,10 +2,15 @@
 /*
  * client.c - the client side of the control socket (control/ctl_client.h),
  * for the evtrace command. Everything the server sends is checked: frame
- * magic, op, lengths (CTL_RESP_MAX), the descriptor count.
+ * magic, op, lengths (CTL_RESP_MAX), the descriptor count. Before anything is
+ * sent, the server is checked too: its directory (compat/secdir.h: ours, nobody
+ * else can write to it) and its identity (SO_PEERCRED: our effective uid).
+ * Every wait for the server has a timeout (EVTRACE_CONTROL_TIMEOUT seconds,
+ * default 30), but a stream's wait for its next chunk.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,17 +18,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "control/ctl_client.h"
+#include "compat/secdir.h"
 #include "control/ctl_proto.h"
 
 /* A whole file read through the socket is at most this big. */
 #define CTL_CLIENT_READ_MAX (256u << 20)
+#define CTL_CLIENT_TIMEOUT_DEFAULT 30 /* seconds without an answer before -ETIMEDOUT */
+
+/* Why the last connect or request of this thread was refused or failed ("" if no reason). */
+static __thread char last_why[SECDIR_WHY_MAX + 128];
+
+const char *ctl_last_why(void)
+{
+	return last_why;
+}
 
 struct ctl_client {
 	int fd;
+	int timeout_ms; /* -1: none */
 	bool broken; /* a transport or protocol error: only close remains */
 	bool streaming;
 	bool stream_done; /* the stream's last frame came */
@@ -33,7 +50,35 @@ struct ctl_client {
 	int stream_status;
 };
 
-static int recv_full(struct ctl_client *c, void *buf, size_t len, int *fdp)
+/* Wait up to the client's timeout for @c to be readable: 0, or -ETIMEDOUT (the connection is broken). */
+static int wait_answer(struct ctl_client *c)
+{
+	struct pollfd p = { .fd = c->fd, .events = POLLIN };
+	int n;
+
+	if (c->timeout_ms < 0)
+		return 0;
+	do
+		n = poll(&p, 1, c->timeout_ms);
+	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		return 0;
+	if (n < 0)
+		return -errno;
+	c->broken = true;
+	if (c->info.pid)
+		snprintf(last_why, sizeof(last_why),
+			 "process %d: no answer in %d s (EVTRACE_CONTROL_TIMEOUT)",
+			 (int)c->info.pid, c->timeout_ms / 1000);
+	else
+		snprintf(last_why, sizeof(last_why),
+			 "the server sent no hello in %d s (EVTRACE_CONTROL_TIMEOUT)",
+			 c->timeout_ms / 1000);
+	return -ETIMEDOUT;
+}
+
+/* @idle_ok: the first byte may take any time (a stream's next chunk). */
+static int recv_full(struct ctl_client *c, void *buf, size_t len, int *fdp, bool idle_ok)
 {
 	unsigned char *p = buf;
 
@@ -42,6 +87,13 @@ static int recv_full(struct ctl_client *c, void *buf, size_t len, int *fdp)
 		struct iovec iov = { .iov_base = p, .iov_len = len };
 		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 		ssize_t n;
+
+		if (!idle_ok || p != buf) {
+			int ret = wait_answer(c);
+
+			if (ret)
+				return ret;
+		}
 
 		if (fdp) {
 			msg.msg_control = cbuf;
@@ -98,6 +150,14 @@ static int send_all(struct ctl_client *c, const void *buf, size_t len)
 			if (errno == EINTR)
 				continue;
 			c->broken = true;
+			/* SO_SNDTIMEO: the server reads nothing */
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				snprintf(last_why, sizeof(last_why),
+					 "process %d: takes no request in %d s "
+					 "(EVTRACE_CONTROL_TIMEOUT)",
+					 (int)c->info.pid, c->timeout_ms / 1000);
+				return -ETIMEDOUT;
+			}
 			return -errno;
 		}
 		p += n;
@@ -134,14 +194,14 @@ static int send_req(struct ctl_client *c, unsigned int op, const void *a, size_t
  * One response frame of @op: its header into *@h, its payload (malloc'd,
  * NUL-terminated) into *@data. @fdp: where a passed descriptor goes.
  */
-static int recv_frame(struct ctl_client *c, unsigned int op, struct ctl_resp_hdr *h,
-		      unsigned char **data, int *fdp)
+static int recv_frame_idle(struct ctl_client *c, unsigned int op, struct ctl_resp_hdr *h,
+			   unsigned char **data, int *fdp, bool idle_ok)
 {
 	unsigned char *p;
 	int ret;
 
 	*data = NULL;
-	ret = recv_full(c, h, sizeof(*h), fdp);
+	ret = recv_full(c, h, sizeof(*h), fdp, idle_ok);
 	if (ret)
 		return ret;
 	if (h->magic != CTL_MAGIC || h->op != op || h->len > CTL_RESP_MAX ||
@@ -154,7 +214,7 @@ static int recv_frame(struct ctl_client *c, unsigned int op, struct ctl_resp_hdr
 		c->broken = true;
 		return -ENOMEM;
 	}
-	ret = recv_full(c, p, h->len, NULL);
+	ret = recv_full(c, p, h->len, NULL, false);
 	if (ret) {
 		free(p);
 		return ret;
@@ -164,35 +224,123 @@ static int recv_frame(struct ctl_client *c, unsigned int op, struct ctl_resp_hdr
 	return 0;
 }
 
+static int recv_frame(struct ctl_client *c, unsigned int op, struct ctl_resp_hdr *h,
+		      unsigned char **data, int *fdp)
+{
+	return recv_frame_idle(c, op, h, data, fdp, false);
+}
+
 /* --- connect ----------------------------------------------------------------------- */
+
+/* EVTRACE_CONTROL_TIMEOUT in ms (default 10 s; 0: none, -1 returned). */
+static int client_timeout_ms(void)
+{
+	const char *s = secure_getenv("EVTRACE_CONTROL_TIMEOUT");
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return CTL_CLIENT_TIMEOUT_DEFAULT * 1000;
+	v = strtod(s, &end);
+	if (*end || !(v >= 0) || v > 3600)
+		return CTL_CLIENT_TIMEOUT_DEFAULT * 1000;
+	return v == 0 ? -1 : v < 0.001 ? 1 : (int)(v * 1000);
+}
+
+/* The directory of socket @path is ours and nobody else can write to it (compat/secdir.h). */
+static int check_socket_dir(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *slash = strrchr(path, '/');
+	size_t n;
+	int fd;
+
+	if (path[0] != '/' || !slash) {
+		snprintf(last_why, sizeof(last_why), "%s: not an absolute path", path);
+		return -EINVAL;
+	}
+	n = slash == path ? 1 : (size_t)(slash - path);
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	fd = secdir_open(dir, last_why, sizeof(last_why));
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+/* The peer on @fd is a process of our effective user (SO_PEERCRED). */
+static int check_peer(int fd, const char *path)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return -errno;
+	if (len != sizeof(cred) || cred.uid != geteuid()) {
+		snprintf(last_why, sizeof(last_why),
+			 "%s: served by process %d of uid %u, not by you: refused", path,
+			 (int)cred.pid, (unsigned int)cred.uid);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* socket(), connect() within the timeout, the server checked. */
+static int connect_checked(struct ctl_client *c, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int ret;
+
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->fd < 0)
+		return -errno;
+	if (c->timeout_ms >= 0) {
+		/* connect() waits for room in the server's queue, send() for room in its buffer */
+		struct timeval tv = { .tv_sec = c->timeout_ms / 1000,
+				      .tv_usec = (c->timeout_ms % 1000) * 1000 };
+
+		setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	}
+	if (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		ret = -errno;
+		if (ret == -EAGAIN || ret == -EWOULDBLOCK || ret == -EINPROGRESS) {
+			snprintf(last_why, sizeof(last_why),
+				 "%s: connect: the server accepts nothing in %d s "
+				 "(EVTRACE_CONTROL_TIMEOUT)",
+				 path, c->timeout_ms / 1000);
+			ret = -ETIMEDOUT;
+		}
+		return ret;
+	}
+	return check_peer(c->fd, path);
+}
 
 int ctl_connect_path(const char *path, struct ctl_client **cp)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct ctl_resp_hdr h;
 	struct ctl_hello hello;
 	struct ctl_client *c;
 	unsigned char *data;
 	int ret;
 
+	last_why[0] = '\0';
 	if (!path || !cp)
 		return -EINVAL;
-	if (strlen(path) >= sizeof(sa.sun_path))
+	if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path))
 		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
+	ret = check_socket_dir(path);
+	if (ret)
+		return ret;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (c->fd < 0) {
-		ret = -errno;
-		free(c);
-		return ret;
-	}
-	if (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		ret = -errno;
+	c->fd = -1;
+	c->timeout_ms = client_timeout_ms();
+	ret = connect_checked(c, path);
+	if (ret)
 		goto fail;
-	}
 	ret = recv_frame(c, CTL_OP_HELLO, &h, &data, NULL);
 	if (ret)
 		goto fail;
@@ -215,33 +363,62 @@ int ctl_connect_path(const char *path, struct ctl_client **cp)
 	*cp = c;
 	return 0;
 fail:
-	close(c->fd);
+	if (ret == -ETIMEDOUT && !strstr(last_why, path)) {
+		char w[sizeof(last_why)];
+		size_t pl = strlen(path);
+
+		/* "PATH: why", cut to fit */
+		memcpy(w, path, pl);
+		memcpy(w + pl, ": ", 2);
+		snprintf(w + pl + 2, sizeof(w) - pl - 2, "%.*s", (int)(sizeof(w) - pl - 3),
+			 last_why);
+		memcpy(last_why, w, sizeof(w));
+	}
+	if (c->fd >= 0)
+		close(c->fd);
 	free(c);
 	return ret;
 }
 
 int ctl_session_path(pid_t pid, char *buf, size_t len)
 {
-	char dir[256];
+	char dir[256], sock[32];
 	struct dirent *de;
-	int ret = -ENOENT;
+	int ret = -ENOENT, dfd, fd;
 	DIR *d;
 
 	if (ctl_socket_dir(dir, sizeof(dir)))
 		return -ENOENT;
-	d = opendir(dir);
-	if (!d)
+	/* the socket directory, checked, then its record-* through it */
+	dfd = secdir_open(dir, NULL, 0);
+	if (dfd < 0)
 		return -ENOENT;
+	fd = dup(dfd);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		close(dfd);
+		return -ENOENT;
+	}
+	snprintf(sock, sizeof(sock), "%d.sock", (int)pid);
 	while (ret && (de = readdir(d))) {
-		int n;
+		struct stat st;
+		int n, sfd;
 
 		if (strncmp(de->d_name, "record-", 7))
 			continue;
-		n = snprintf(buf, len, "%s/%s/%d.sock", dir, de->d_name, (int)pid);
-		if (n > 0 && (size_t)n < len && access(buf, F_OK) == 0)
+		sfd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sfd < 0)
+			continue;
+		n = snprintf(buf, len, "%s/%s/%s", dir, de->d_name, sock);
+		if (n > 0 && (size_t)n < len && secdir_check_fd(sfd, NULL, 0) == 0 &&
+		    fstatat(sfd, sock, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(st.st_mode))
 			ret = 0;
+		close(sfd);
 	}
 	closedir(d);
+	close(dfd);
 	return ret;
 }
 
@@ -533,12 +710,12 @@ int ctl_stream_open(struct ctl_client *c, const char *path)
 	return 0;
 }
 
-/* The next frame of the stream into c->pend (or the end). */
-static int stream_next(struct ctl_client *c)
+/* The next frame of the stream into c->pend (or the end); @idle_ok: wait for it without a timeout. */
+static int stream_next(struct ctl_client *c, bool idle_ok)
 {
 	struct ctl_resp_hdr h;
 	unsigned char *data;
-	int ret = recv_frame(c, CTL_OP_STREAM, &h, &data, NULL);
+	int ret = recv_frame_idle(c, CTL_OP_STREAM, &h, &data, NULL, idle_ok);
 
 	if (ret)
 		return ret;
@@ -573,7 +750,8 @@ ssize_t ctl_stream_read(struct ctl_client *c, void *buf, size_t len, int timeout
 			if (n == 0)
 				return -EAGAIN;
 		}
-		ret = stream_next(c);
+		/* a stream may be silent as long as its file is (trace_pipe) */
+		ret = stream_next(c, true);
 		if (ret)
 			return ret;
 	}
@@ -601,7 +779,7 @@ int ctl_stream_stop(struct ctl_client *c)
 		if (ret)
 			return ret;
 		while (!c->stream_done) {
-			ret = stream_next(c);
+			ret = stream_next(c, false);
 			if (ret)
 				return ret;
 		}

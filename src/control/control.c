@@ -52,6 +52,7 @@
 
 #include "compat/atomic.h"
 #include "control/ctl_client.h"
+#include "compat/secdir.h"
 #include "control/ctl_internal.h"
 #include "control/ctl_proto.h"
 
@@ -70,6 +71,9 @@ static struct {
 	bool exiting; /* in exit(): PING says so */
 	int listen_fd;
 	int stop_fd; /* eventfd: readable once stopping */
+	int dir_fd;  /* the socket directory, opened and checked once (compat/secdir.h) */
+	char name[24];		 /* our socket's name in it */
+	char comm[CTL_COMM_MAX]; /* the program's name as it started (no /proc: hello_fill()) */
 	pthread_t acceptor;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct ctl_conn conns[CTL_MAX_CONNS];
@@ -82,7 +86,15 @@ static struct {
 	.cond = PTHREAD_COND_INITIALIZER,
 	.listen_fd = -1,
 	.stop_fd = -1,
+	.dir_fd = -1,
 };
+
+/*
+ * Statistics (evt_control_stats()): relaxed counters; each is read alone,
+ * nothing is ordered by them.
+ */
+static unsigned long stat_start_failures, stat_accept_errors, stat_refused;
+static int stat_last_error;
 
 static void ctl_exit_hook(void);
 
@@ -100,7 +112,7 @@ __thread unsigned int ctl_locks_held; /* see ctl_internal.h */
 
 static double env_seconds(const char *name, double def)
 {
-	const char *s = getenv(name);
+	const char *s = secure_getenv(name);
 	char *end;
 	double v;
 
@@ -137,7 +149,7 @@ static int hold_release(void)
 static void hold_arm_from_env(void)
 {
 	static int armed_once;
-	const char *s = getenv("EVTRACE_CONTROL_HOLD");
+	const char *s = secure_getenv("EVTRACE_CONTROL_HOLD");
 	bool all = s && !strcmp(s, "all");
 	double t;
 
@@ -664,6 +676,10 @@ static int do_request(struct conn_ctx *cx, const struct ctl_request *req)
 		ping.clients = (uint32_t)ctl.nr_conns;
 		pthread_mutex_unlock(&ctl.lock);
 		ping.events = (uint64_t)evt_event_count(NULL, NULL);
+		ping.accept_errors = (uint32_t)ld_relaxed(&stat_accept_errors);
+		ping.refused = (uint32_t)ld_relaxed(&stat_refused);
+		ping.start_failures = (uint32_t)ld_relaxed(&stat_start_failures);
+		ping.last_error = ld_relaxed(&stat_last_error);
 		return send_frame(cx->fd, req->op, 0, 0, &ping, sizeof(ping), -1);
 	}
 	case CTL_OP_HOLD:
@@ -680,6 +696,39 @@ static int do_request(struct conn_ctx *cx, const struct ctl_request *req)
 	}
 }
 
+/* The main thread's name now (it may have renamed itself) into @buf: 0, or -errno without /proc. */
+static int read_comm(char *buf, size_t len)
+{
+	char p[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/%d/comm", (int)getpid());
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/*
+ * At start: the program's name, for a hello when /proc cannot be read. Not
+ * the calling thread's name (the endpoint's own threads are "evtrace-ctl"):
+ * the kernel's name of the program as it was exec'd, truncated as comm is.
+ * Context: under ctl.lock.
+ */
+static void comm_at_start(void)
+{
+	if (read_comm(ctl.comm, sizeof(ctl.comm)) == 0 && ctl.comm[0])
+		return;
+	snprintf(ctl.comm, sizeof(ctl.comm), "%.15s", program_invocation_short_name);
+}
+
 static void hello_fill(struct ctl_hello *h)
 {
 	struct evt_instance *top = evt_instance_top();
@@ -689,24 +738,11 @@ static void hello_fill(struct ctl_hello *h)
 	h->pid = (uint32_t)getpid();
 	h->uid = (uint32_t)geteuid();
 	h->nr_cpus = top ? (uint32_t)evt_instance_nr_cpus(top) : 0;
-	if (prctl(PR_GET_NAME, h->comm, 0, 0, 0) < 0)
-		h->comm[0] = '\0';
-	/* The main thread's name is the program's; ours is "evtrace-ctl". */
-	{
-		char p[64];
-		int fd;
-
-		snprintf(p, sizeof(p), "/proc/%d/comm", (int)getpid());
-		fd = open(p, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			ssize_t n = read(fd, h->comm, sizeof(h->comm) - 1);
-
-			if (n > 0) {
-				h->comm[n] = '\0';
-				h->comm[strcspn(h->comm, "\n")] = '\0';
-			}
-			close(fd);
-		}
+	/* The main thread's name is the program's; this thread's is "evtrace-ctl". */
+	if (read_comm(h->comm, sizeof(h->comm)) || !h->comm[0]) {
+		pthread_mutex_lock(&ctl.lock);
+		memcpy(h->comm, ctl.comm, sizeof(h->comm));
+		pthread_mutex_unlock(&ctl.lock);
 	}
 	h->comm[sizeof(h->comm) - 1] = '\0';
 }
@@ -807,6 +843,34 @@ static void refuse(int fd, int status)
 	close(fd);
 }
 
+#define CTL_ACCEPT_BACKOFF_MS 100 /* wait after running out of descriptors or memory */
+
+/*
+ * accept() failed with @err. Out of descriptors or memory (EMFILE, ENFILE,
+ * ENOBUFS, ENOMEM), the connection waits in the queue and the socket stays
+ * readable: trying again at once would spin. Wait a little, as servers do,
+ * listening only for stop. Say it once on stderr; count every one.
+ * Return: -ESHUTDOWN when stopping, else 0.
+ */
+static int accept_backoff(int stop_fd, int err)
+{
+	static int warned;
+
+	if (err == -EINTR || err == -EAGAIN || err == -ECONNABORTED)
+		return 0;
+	add_relaxed(&stat_accept_errors, 1);
+	st_relaxed(&stat_last_error, err);
+	if (err != -EMFILE && err != -ENFILE && err != -ENOBUFS && err != -ENOMEM)
+		return 0;
+	/* Once flag: orders nothing else. */
+	if (!xchg_acq_rel(&warned, 1))
+		fprintf(stderr,
+			"evtrace: control endpoint of process %d: accept: %s: waiting %d ms "
+			"between tries (counted in evtrace stat)\n",
+			(int)getpid(), strerror(-err), CTL_ACCEPT_BACKOFF_MS);
+	return wait_readable(stop_fd, -1, CTL_ACCEPT_BACKOFF_MS) > 0 ? -ESHUTDOWN : 0;
+}
+
 static void *accept_main(void *arg)
 {
 	int lfd, sfd;
@@ -825,9 +889,13 @@ static void *accept_main(void *arg)
 		if (w < 0 && w != -EINTR)
 			break;
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
+		if (fd < 0) {
+			if (accept_backoff(sfd, -errno) == -ESHUTDOWN)
+				break;
 			continue;
+		}
 		if (!peer_allowed(fd)) {
+			add_relaxed(&stat_refused, 1);
 			refuse(fd, -EACCES);
 			continue;
 		}
@@ -860,50 +928,42 @@ static void *accept_main(void *arg)
 
 /* --- start, stop -------------------------------------------------------------------- */
 
-/* Create (or check) the socket directory: ours, 0700. */
-static int make_dir(const char *dir)
-{
-	struct stat st;
-
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	if (lstat(dir, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
-		return -EPERM;
-	if (st.st_mode & 077) {
-		/* Ours but open to others (an old umask): close it. */
-		if (chmod(dir, 0700) < 0)
-			return -errno;
-	}
-	return 0;
-}
-
-/* Remove the sockets of processes that are gone (and an old one of our pid). */
-static void remove_stale(const char *dir)
+/* Remove, through the directory's descriptor, the sockets of processes that are gone (and an old one of our pid). */
+static void remove_stale(int dfd)
 {
 	struct dirent *de;
-	DIR *d = opendir(dir);
+	int fd = dup(dfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	while ((de = readdir(d))) {
-		char path[sizeof(ctl.path)], *end;
+		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
 		if (end == de->d_name || strcmp(end, ".sock") || pid <= 0)
 			continue;
 		if (pid != getpid() && (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
 			continue;
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) < sizeof(path))
-			unlink(path);
+		unlinkat(dfd, de->d_name, 0);
 	}
 	closedir(d);
 }
 
+/* Our socket's name gone from its directory. Context: under ctl.lock. */
+static void unlink_socket(void)
+{
+	if (ctl.path[0] && ctl.dir_fd >= 0)
+		unlinkat(ctl.dir_fd, ctl.name, 0);
+	ctl.path[0] = '\0';
+}
+
 static double exit_wait_seconds(void)
 {
-	const char *s = getenv("EVTRACE_CONTROL_EXIT_WAIT");
+	const char *s = secure_getenv("EVTRACE_CONTROL_EXIT_WAIT");
 	char *end;
 	double v;
 
@@ -931,7 +991,7 @@ static double exit_wait_seconds(void)
  */
 static void ctl_atexit(void)
 {
-	const char *aw = getenv("EVTRACE_CONTROL_AWAIT");
+	const char *aw = secure_getenv("EVTRACE_CONTROL_AWAIT");
 	/* our pid: the children of the command evtrace started inherit it and do not wait */
 	bool await = aw && strtol(aw, NULL, 10) == (long)getpid();
 	struct timespec until;
@@ -955,8 +1015,7 @@ static void ctl_atexit(void)
 	while (ctl.consumers > 0 || (await && !ctl.consumer_seen))
 		if (pthread_cond_timedwait(&ctl.cond, &ctl.lock, &until) == ETIMEDOUT)
 			break;
-	unlink(ctl.path);
-	ctl.path[0] = '\0';
+	unlink_socket();
 	pthread_mutex_unlock(&ctl.lock);
 }
 
@@ -990,6 +1049,9 @@ static void ctl_atfork_child(void)
 		close(ctl.listen_fd);
 	if (ctl.stop_fd >= 0)
 		close(ctl.stop_fd);
+	if (ctl.dir_fd >= 0)
+		close(ctl.dir_fd);
+	ctl.dir_fd = -1;
 	for (int i = 0; i < CTL_MAX_CONNS; i++)
 		if (ctl.conns[i].fd >= 0) {
 			close(ctl.conns[i].fd);
@@ -1024,12 +1086,51 @@ static void install_hooks(void)
 	pthread_atfork(ctl_atfork_prepare, ctl_atfork_parent, ctl_atfork_child);
 }
 
-static int control_start(unsigned int flags)
+/*
+ * Bind and listen on <socket dir>/<pid>.sock, the directory open at @dfd;
+ * @path: its full name (sun_path). The socket must land in that directory
+ * (checked through @dfd after bind: a path that resolved elsewhere fails).
+ * Return: the listening socket or -errno, with the reason in @why.
+ */
+static int bind_socket(int dfd, const char *name, const char *path, char *why, size_t whylen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char dir[sizeof(sa.sun_path)];
-	int ret, lfd = -1, sfd = -1;
+	struct stat st;
+	int lfd, ret;
 
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0) {
+		ret = -errno;
+		snprintf(why, whylen, "socket: %s", strerror(-ret));
+		return ret;
+	}
+	unlinkat(dfd, name, 0);
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		ret = -errno;
+		snprintf(why, whylen, "%s: bind: %s", path, strerror(-ret));
+		close(lfd);
+		return ret;
+	}
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(st.st_mode) ||
+	    fchmodat(dfd, name, 0600, 0) < 0 || listen(lfd, 16) < 0) {
+		ret = errno ? -errno : -EPERM;
+		snprintf(why, whylen, "%s: %s", path, strerror(-ret));
+		unlinkat(dfd, name, 0);
+		close(lfd);
+		return ret;
+	}
+	return lfd;
+}
+
+static int control_start(unsigned int flags, char *why, size_t whylen)
+{
+	char dir[sizeof(ctl.path) - 16], path[sizeof(ctl.path)], name[sizeof(ctl.name)];
+	int ret, lfd = -1, sfd = -1, dfd = -1;
+
+	why[0] = '\0';
 	if (flags)
 		return -EINVAL;
 	pthread_once(&hooks_once, install_hooks);
@@ -1039,51 +1140,62 @@ static int control_start(unsigned int flags)
 		pthread_mutex_unlock(&ctl.lock);
 		return 0;
 	}
-	ret = ctl_socket_dir(dir, sizeof(dir) - 16);
-	if (ret)
+	ret = ctl_socket_dir(dir, sizeof(dir));
+	if (ret) {
+		snprintf(why, whylen, "socket directory: %s", strerror(-ret));
 		goto fail;
-	ret = make_dir(dir);
-	if (ret)
+	}
+	/* opened once, checked (ours, nobody else can write to it), never chmod'ed */
+	dfd = secdir_make(dir, NULL, why, whylen);
+	if (dfd < 0) {
+		ret = dfd;
 		goto fail;
-	remove_stale(dir);
-	if (ctl_socket_path(getpid(), sa.sun_path, sizeof(sa.sun_path))) {
+	}
+	remove_stale(dfd);
+	snprintf(name, sizeof(name), "%d.sock", (int)getpid());
+	if ((size_t)snprintf(path, sizeof(path), "%s/%.23s", dir, name) >= sizeof(path)) {
 		ret = -ENAMETOOLONG;
+		snprintf(why, whylen, "%s/%s: too long for a socket address", dir, name);
 		goto fail;
 	}
-
-	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	sfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (lfd < 0 || sfd < 0) {
+	if (sfd < 0) {
 		ret = -errno;
+		snprintf(why, whylen, "eventfd: %s", strerror(-ret));
 		goto fail;
 	}
-	unlink(sa.sun_path);
-	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(sa.sun_path, 0600) < 0 ||
-	    listen(lfd, 16) < 0) {
-		ret = -errno;
-		unlink(sa.sun_path);
+	lfd = bind_socket(dfd, name, path, why, whylen);
+	if (lfd < 0) {
+		ret = lfd;
 		goto fail;
 	}
-	memcpy(ctl.path, sa.sun_path, sizeof(ctl.path));
+	memcpy(ctl.path, path, sizeof(ctl.path));
+	memcpy(ctl.name, name, sizeof(ctl.name));
+	comm_at_start();
+	ctl.dir_fd = dfd;
 	ctl.listen_fd = lfd;
 	ctl.stop_fd = sfd;
 	ctl.exiting = false;
 	ret = start_thread(&ctl.acceptor, accept_main, NULL, false);
 	if (ret) {
-		unlink(ctl.path);
-		ctl.path[0] = '\0';
-		ctl.listen_fd = ctl.stop_fd = -1;
+		snprintf(why, whylen, "a thread: %s", strerror(-ret));
+		unlink_socket();
+		ctl.listen_fd = ctl.stop_fd = ctl.dir_fd = -1;
 		goto fail;
 	}
 	ctl.running = true;
 	pthread_mutex_unlock(&ctl.lock);
 	return 0;
 fail:
+	add_relaxed(&stat_start_failures, 1);
+	st_relaxed(&stat_last_error, ret);
 	pthread_mutex_unlock(&ctl.lock);
 	if (lfd >= 0)
 		close(lfd);
 	if (sfd >= 0)
 		close(sfd);
+	if (dfd >= 0)
+		close(dfd);
 	return ret;
 }
 
@@ -1104,9 +1216,7 @@ static int control_stop(void)
 	}
 	ctl.running = false;
 	acceptor = ctl.acceptor;
-	if (ctl.path[0])
-		unlink(ctl.path);
-	ctl.path[0] = '\0';
+	unlink_socket();
 	/* The stop eventfd wakes every poll of the acceptor and the connections. */
 	if (write(ctl.stop_fd, &one, sizeof(one)) < 0) {
 		/* cannot fail on a fresh eventfd; shut the sockets down anyway */
@@ -1122,7 +1232,8 @@ static int control_stop(void)
 		pthread_cond_wait(&ctl.cond, &ctl.lock);
 	close(ctl.listen_fd);
 	close(ctl.stop_fd);
-	ctl.listen_fd = ctl.stop_fd = -1;
+	close(ctl.dir_fd);
+	ctl.listen_fd = ctl.stop_fd = ctl.dir_fd = -1;
 	pthread_mutex_unlock(&ctl.lock);
 	return 0;
 }
@@ -1130,7 +1241,8 @@ static int control_stop(void)
 /* The library's int functions never leave errno changed: the system calls above would. */
 int evt_control_start(unsigned int flags)
 {
-	int saved = errno, ret = control_start(flags);
+	char why[SECDIR_WHY_MAX + 64];
+	int saved = errno, ret = control_start(flags, why, sizeof(why));
 
 	errno = saved;
 	return ret;
@@ -1172,8 +1284,8 @@ int evt_control_path(char *buf, size_t len)
  */
 static bool record_session_ended(void)
 {
-	const char *hold = getenv("EVTRACE_CONTROL_HOLD");
-	const char *dir = getenv("EVTRACE_CONTROL_DIR");
+	const char *hold = secure_getenv("EVTRACE_CONTROL_HOLD");
+	const char *dir = secure_getenv("EVTRACE_CONTROL_DIR");
 	int saved_errno = errno;
 	struct stat st;
 	bool gone;
@@ -1187,7 +1299,9 @@ static bool record_session_ended(void)
 
 void ctl_start_from_env(void)
 {
-	const char *s = getenv("EVTRACE_CONTROL");
+	const char *s = secure_getenv("EVTRACE_CONTROL");
+	char why[SECDIR_WHY_MAX + 64];
+	int saved, ret;
 
 	/* a record's session that ended: no endpoint, no hold (as if started alone) */
 	if (!s || strcmp(s, "1") || record_session_ended())
@@ -1199,8 +1313,32 @@ void ctl_start_from_env(void)
 	 * would set up before the program's events are registered.
 	 */
 	hold_arm_from_env();
-	if (evt_control_start(0) != 0)
+	saved = errno;
+	ret = control_start(0, why, sizeof(why));
+	if (ret) {
+		static int warned;
+
 		hold_release(); /* no endpoint: nobody could release it */
+		/* Once flag: one message per program (counted every time); orders nothing. */
+		if (!xchg_acq_rel(&warned, 1))
+			fprintf(stderr,
+				"evtrace: EVTRACE_CONTROL=1 but process %d serves no control socket: "
+				"%s%s%s (evt_control_stats(3))\n",
+				(int)getpid(), why, why[0] ? ": " : "", strerror(-ret));
+	}
+	errno = saved; /* the program's, before its main() */
+}
+
+int evt_control_stats(struct evt_control_stats *st)
+{
+	if (!st)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	st->start_failures = ld_relaxed(&stat_start_failures);
+	st->accept_errors = ld_relaxed(&stat_accept_errors);
+	st->refused = ld_relaxed(&stat_refused);
+	st->last_error = ld_relaxed(&stat_last_error);
+	return 0;
 }
 
 static void __attribute__((constructor)) ctl_ctor(void)

@@ -48,10 +48,22 @@ int ctl_session_path(pid_t pid, char *buf, size_t len);
  * Connect to process @pid's endpoint (or the socket at @path) and read its
  * hello. By pid: in the socket directory, else in a record's session
  * directory (ctl_session_path()). -ENOENT: no endpoint; -ECONNREFUSED: stale socket; -EACCES: the
- * server refused us (not the owner, not root) or the file system did.
+ * server refused us (not the owner, not root) or the file system did; -EPERM: we refused
+ * the server (below).
  */
 int ctl_connect_pid(pid_t pid, struct ctl_client **cp);
 int ctl_connect_path(const char *path, struct ctl_client **cp);
+/*
+ * Before the hello, the client checks the server: the socket's directory
+ * (compat/secdir.h: ours, a directory, nobody else can write to it; -EPERM,
+ * -ELOOP) and the peer's uid (SO_PEERCRED: our effective uid; -EPERM).
+ * Connect and every wait for an answer (but a stream's for its next chunk)
+ * time out after EVTRACE_CONTROL_TIMEOUT seconds (default 30, 0: never):
+ * -ETIMEDOUT, the connection is then broken.
+ * ctl_last_why(): the reason of the calling thread's last refusal or
+ * timeout, naming the socket or pid ("" if none; valid until its next call).
+ */
+const char *ctl_last_why(void);
 void ctl_close(struct ctl_client *c);
 const struct ctl_info *ctl_client_info(const struct ctl_client *c);
 /* The socket, for poll(2) (readable: a stream chunk waits). */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "control/ctl_client.h"
@@ -130,17 +131,30 @@ int ctl_parse_request(unsigned char *frame, size_t len, struct ctl_request *req)
 
 int ctl_socket_dir(char *buf, size_t len)
 {
-	const char *xdg = getenv("EVTRACE_CONTROL_DIR");
+	/* secure_getenv: a setuid or setgid program ignores the variables (docs/control.md) */
+	const char *env = secure_getenv("EVTRACE_CONTROL_DIR");
+	unsigned int uid = (unsigned int)geteuid();
+	struct stat st;
 	int n;
 
-	if (xdg && *xdg)
-		n = snprintf(buf, len, "%s", xdg);
-	else if (geteuid() == 0)
+	if (env && *env) {
+		/*
+		 * A directory others can write to, with the sticky bit (/tmp): our own
+		 * subdirectory in it, as /tmp/evtrace-UID is. Without the sticky bit,
+		 * secdir_make() and secdir_open() refuse it.
+		 */
+		if (stat(env, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX) &&
+		    (st.st_mode & (S_IWGRP | S_IWOTH)))
+			n = snprintf(buf, len, "%s/evtrace-%u", env, uid);
+		else
+			n = snprintf(buf, len, "%s", env);
+	} else if (uid == 0) {
 		n = snprintf(buf, len, "/run/evtrace");
-	else if ((xdg = getenv("XDG_RUNTIME_DIR")) && *xdg == '/')
-		n = snprintf(buf, len, "%s/evtrace", xdg);
-	else
-		n = snprintf(buf, len, "/tmp/evtrace-%u", (unsigned int)geteuid());
+	} else if ((env = secure_getenv("XDG_RUNTIME_DIR")) && *env == '/') {
+		n = snprintf(buf, len, "%s/evtrace", env);
+	} else {
+		n = snprintf(buf, len, "/tmp/evtrace-%u", uid);
+	}
 	if (n < 0 || (size_t)n >= len)
 		return -ENAMETOOLONG;
 	return 0;

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define CTL_MAGIC		0x43545645u	/* "EVTC" little-endian */
-#define CTL_VERSION		1u
+#define CTL_VERSION		2u
 
 /* Largest request payload: a 1 MiB write (set_event's limit) with its path. */
 #define CTL_PATH_MAX		4096u
@@ -99,6 +99,10 @@ struct ctl_ping {
 	uint32_t exiting;	/* 1: the process is in exit(), waiting for consumers */
 	uint32_t clients;
 	uint64_t events;	/* number of registered events */
+	uint32_t accept_errors; /* evt_control_stats(3): accept() failures (backed off) */
+	uint32_t refused;	/* peers refused (another user) */
+	uint32_t start_failures; /* earlier starts that failed */
+	int32_t last_error;	 /* -errno of the last of those, 0 */
 } __attribute__((packed));
 
 /*

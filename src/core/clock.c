@@ -101,7 +101,7 @@ static const char *const source_names[] = {
 
 static bool env_is(const char *name, const char *value)
 {
-	const char *v = getenv(name);
+	const char *v = secure_getenv(name);
 
 	return v && !strcmp(v, value);
 }

@@ -32,7 +32,7 @@ static struct evt_instance *instances[INSTANCE_MAX];	/* [0] = top; event_mutex *
 
 static unsigned long instance_default_kb(void)
 {
-	const char *s = getenv("EVTRACE_BUFFER_SIZE_KB");
+	const char *s = secure_getenv("EVTRACE_BUFFER_SIZE_KB");
 	char *end;
 	unsigned long kb;
 

@@ -429,7 +429,7 @@ static bool token_selects(const char *tok, size_t len, const struct evt_event *e
 /* Apply EVTRACE_EVENTS to @ev: the last token that selects it decides. */
 void events_env_apply_locked(struct evt_event *ev)
 {
-	const char *env = getenv("EVTRACE_EVENTS");
+	const char *env = secure_getenv("EVTRACE_EVENTS");
 	const char *p;
 	int decision = -1;
 

@@ -40,6 +40,7 @@
 #include "compat/compiler.h"
 #include "compat/cpu.h"
 #include "compat/rseq.h"
+#include "compat/secdir.h"
 #include "relay/relay_internal.h"
 
 #define RELAY_MAX_CPUS 4096
@@ -174,31 +175,10 @@ static int possible_cpus(void)
 
 /* --- the host directory ------------------------------------------------------------------- */
 
-static int mkdir_p(const char *dir)
-{
-	char tmp[PATH_MAX];
-	size_t len = strlen(dir);
-
-	if (len == 0 || len >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	memcpy(tmp, dir, len + 1);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 int evt_relay_default_dir(char *dst, size_t len)
 {
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	int n;
+	const char *xdg = secure_getenv("XDG_RUNTIME_DIR");
+	int n, fd;
 
 	if (!dst)
 		return -EINVAL;
@@ -208,7 +188,12 @@ int evt_relay_default_dir(char *dst, size_t len)
 		n = snprintf(dst, len, "/tmp/evtrace-%u", (unsigned int)getuid());
 	if (n < 0 || (size_t)n >= len)
 		return -ENAMETOOLONG;
-	return mkdir_p(dst);
+	/* shared with the control sockets: ours, nobody else can write to it (compat/secdir.h) */
+	fd = secdir_make(dst, NULL, NULL, 0);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
 }
 
 int evt_relay_file_create(const char *filename, const char *parent, int mode,

@@ -54,6 +54,7 @@
 #include "compat/compiler.h"
 #include "compat/cpu.h"
 #include "compat/rseq.h"
+#include "compat/secdir.h"
 
 #define TP_PSZ	    EVT_TRACEPIPE_PAGE_SIZE
 #define TP_PSHIFT   12
@@ -928,7 +929,7 @@ static void *tp_flusher(void *arg)
 
 static int tp_default_dir(char *buf, size_t len)
 {
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	const char *xdg = secure_getenv("XDG_RUNTIME_DIR");
 	int n;
 
 	if (xdg && xdg[0] == '/')
@@ -1063,8 +1064,11 @@ int evt_tracepipe_create_channel_opts(const char *name, const struct evt_tracepi
 		ret = tp_default_dir(dir, sizeof(dir));
 		if (ret)
 			return ret;
-		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-			return -errno;
+		/* shared with the control sockets: ours, nobody else can write to it */
+		ret = secdir_make(dir, NULL, NULL, 0);
+		if (ret < 0)
+			return ret;
+		close(ret);
 	}
 	n = snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if (n < 0 || (size_t)n >= sizeof(path) - 8)

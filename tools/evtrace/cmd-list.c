@@ -34,24 +34,32 @@ static int count_lines(const char *s)
 static int list_one(pid_t pid, bool events)
 {
 	struct ctl_client *c;
-	char *avail = NULL, *set = NULL;
+	char *avail = NULL, *set = NULL, esc[CTL_COMM_MAX * 4 + 8];
 	int ret = ctl_connect_pid(pid, &c);
 
 	if (ret) {
-		printf("%-8d %-16s (%s)\n", (int)pid, "?", strerror(-ret));
+		/* a refusal or a timeout says why (ctl_last_why()), naming the socket */
+		printf("%-8d %-16s (%s)\n", (int)pid, "?",
+		       ctl_last_why()[0] ? ctl_last_why() : strerror(-ret));
 		return 1;
 	}
 	if (ctl_read(c, "available_events", &avail) < 0 || ctl_read(c, "set_event", &set) < 0) {
-		printf("%-8d %-16s (read failed)\n", (int)pid, ctl_client_info(c)->comm);
+		printf("%-8d %-16s (read failed)\n", (int)pid,
+		       cmd_escape(ctl_client_info(c)->comm, esc, sizeof(esc)));
 		ctl_close(c);
 		free(avail);
 		return 1;
 	}
-	printf("%-8d %-16s %-7d", (int)pid, ctl_client_info(c)->comm, count_lines(avail));
+	/* the name and the events are the process's words: escaped for the terminal */
+	printf("%-8d %-16s %-7d", (int)pid, cmd_escape(ctl_client_info(c)->comm, esc, sizeof(esc)),
+	       count_lines(avail));
 	if (!*set)
 		printf(" -");
-	for (char *l = strtok(set, "\n"); l; l = strtok(NULL, "\n"))
-		printf(" %s", l);
+	for (char *l = strtok(set, "\n"); l; l = strtok(NULL, "\n")) {
+		char el[1024];
+
+		printf(" %s", cmd_escape(l, el, sizeof(el)));
+	}
 	printf("\n");
 	if (events) {
 		char *en = NULL;
@@ -66,7 +74,7 @@ static int list_one(pid_t pid, bool events)
 			snprintf(pat, sizeof(pat), "%s\n", l);
 			on = en && (strstr(en, pat) == en ||
 				    (strstr(en, pat) && strstr(en, pat)[-1] == '\n'));
-			printf("    %c %s\n", on ? '*' : ' ', l);
+			printf("    %c %s\n", on ? '*' : ' ', cmd_escape(l, pat, sizeof(pat)));
 		}
 		free(en);
 	}

@@ -226,11 +226,28 @@ static void fill_stat(struct stat *st, unsigned int mode)
 	st->st_atim = st->st_mtim = st->st_ctim = mount_state.when;
 }
 
+/*
+ * Every request comes from the user who mounted (or root): with -o allow_other
+ * the kernel passes other users' requests on too, and this file system has
+ * no permissions of its own (default_permissions is not set), so each one
+ * is checked here. Others get EACCES: the tracing tree is the owner's
+ * (docs/mount.md, "Threat model").
+ */
+static bool caller_allowed(void)
+{
+	const struct fuse_context *cx = fuse_get_context();
+
+	return cx && (cx->uid == mount_state.uid || cx->uid == 0);
+}
+
 static int mnt_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
 	struct ctl_client *c;
 	unsigned int mode;
 	int ret;
+
+	if (!caller_allowed())
+		return -EACCES;
 
 	(void)fi;
 	ret = conn_get(&c);
@@ -265,6 +282,9 @@ static int mnt_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_
 	struct ctl_client *c;
 	int ret;
 
+	if (!caller_allowed())
+		return -EACCES;
+
 	(void)off;
 	(void)fi;
 	(void)flags;
@@ -292,6 +312,9 @@ static int mnt_open(const char *path, struct fuse_file_info *fi)
 	const char *tp = tree_path(path);
 	struct mount_file *f;
 	int ret;
+
+	if (!caller_allowed())
+		return -EACCES;
 
 	f = calloc(1, sizeof(*f) + strlen(tp) + 1);
 	if (!f)
@@ -357,6 +380,9 @@ static void file_free(struct mount_file *f)
 
 static int mnt_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
+	if (!caller_allowed())
+		return -EACCES;
+
 	(void)path;
 	(void)mode;
 	(void)fi;
@@ -490,6 +516,9 @@ static int mnt_poll(const char *path, struct fuse_file_info *fi, struct fuse_pol
 	struct pollfd p;
 	int ret = 0;
 
+	if (!caller_allowed())
+		return -EACCES;
+
 	(void)path;
 	if (!f->stream) {
 		*reventsp = POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
@@ -530,6 +559,9 @@ static int mnt_read(const char *path, char *buf, size_t size, off_t off, struct 
 {
 	struct mount_file *f = (struct mount_file *)(uintptr_t)fi->fh;
 	int ret = 0;
+
+	if (!caller_allowed())
+		return -EACCES;
 
 	(void)path;
 	pthread_mutex_lock(&f->lock);
@@ -595,6 +627,9 @@ static int mnt_write(const char *path, const char *buf, size_t size, off_t off,
 	unsigned int flags = 0;
 	ssize_t n;
 
+	if (!caller_allowed())
+		return -EACCES;
+
 	(void)path;
 	(void)off;
 	if (size > CTL_DATA_MAX)
@@ -659,6 +694,9 @@ static int mnt_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	struct mount_file *tf;
 	ssize_t n;
 
+	if (!caller_allowed())
+		return -EACCES;
+
 	if (size != 0)
 		return -EINVAL;
 	if (f) {
@@ -684,6 +722,9 @@ static int mnt_mkdir(const char *path, mode_t mode)
 	struct ctl_client *c;
 	int ret;
 
+	if (!caller_allowed())
+		return -EACCES;
+
 	(void)mode;
 	ret = conn_get(&c);
 	if (ret)
@@ -698,6 +739,9 @@ static int mnt_rmdir(const char *path)
 	struct ctl_client *c;
 	int ret;
 
+	if (!caller_allowed())
+		return -EACCES;
+
 	ret = conn_get(&c);
 	if (ret)
 		return ret;
@@ -708,6 +752,9 @@ static int mnt_rmdir(const char *path)
 
 static int mnt_unlink(const char *path)
 {
+	if (!caller_allowed())
+		return -EACCES;
+
 	(void)path;
 	return -EPERM;		/* as tracefs */
 }
@@ -779,7 +826,8 @@ static void mount_usage(FILE *f)
 		"  -d, --daemon       go to the background once mounted\n"
 		"  -f, --foreground   stay in the foreground (the default)\n"
 		"  -v, --verbose      print each rejected write and its error text on stderr\n"
-		"  -o OPTS            FUSE mount options (allow_other, ...)\n"
+		"  -o OPTS            FUSE mount options (mount.fuse3(8)); with allow_other, root\n"
+		"                     may use the tree too: other users' requests get EACCES\n"
 		"      --debug        libfuse's debug output\n");
 }
 
@@ -794,7 +842,7 @@ int cmd_mount(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char fsopts[512], *mopts = NULL;
+	char fsopts[512], *mopts = NULL, esc[CTL_COMM_MAX * 4 + 8];
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	struct watcher w = { .stopfd = -1 };
 	bool daemon = false, debug = false;
@@ -876,7 +924,8 @@ int cmd_mount(int argc, char **argv)
 		cmd_error("cannot catch signals");
 		goto out_unmount;
 	}
-	fprintf(stderr, "evtrace: %s (pid %d) mounted on %s\n", info->comm, (int)info->pid, dir);
+	fprintf(stderr, "evtrace: %s (pid %d) mounted on %s\n",
+		cmd_escape(info->comm, esc, sizeof(esc)), (int)info->pid, dir);
 	if (daemon && fuse_daemonize(0)) {
 		cmd_error("cannot go to the background");
 		goto out_signals;

@@ -58,6 +58,7 @@
 #include "evtrace-cmd.h"
 #include "evtrace-net.h"
 #include "evtrace-rectime.h"
+#include "session-dir.h"
 #include "output/tracedat_internal.h"
 
 #define REC_MAX_EVENTS 128
@@ -154,8 +155,8 @@ struct rec {
 	struct rec_src **src;
 	int nsrc, srccap;
 	struct rec_src *first; /* the first source set up: page size, clock */
-	/* a command's tree: the session's socket directory, watched */
-	char dir[108];
+	/* a command's tree: the session's socket directory (session-dir.c), watched */
+	struct session_dir sess;
 	int ino_fd; /* inotify on @dir, -1 */
 	struct rec_seen *seen;
 	int nseen, seencap;
@@ -928,59 +929,6 @@ static void undo(struct rec_src *s)
 	s->nundo = 0;
 }
 
-/* --- a command's tree: the session's socket directory ---------------------------------------- */
-
-/*
- * A directory of our own (0700, mkdtemp) that the command and everything it
- * starts serve their sockets in (EVTRACE_CONTROL_DIR): <socket dir>/record-XXXXXX,
- * else /tmp/evtrace-record-XXXXXX (a socket path must fit in 108 bytes).
- */
-static int session_dir(struct rec *r)
-{
-	char base[256];
-
-	if (!ctl_socket_dir(base, sizeof(base)) && strlen(base) + 15 < 80) {
-		/* the usual socket directory, 0700; it may exist (the server checks it is ours) */
-		if (mkdir(base, 0700) == 0 || errno == EEXIST) {
-			memcpy(r->dir, base, strlen(base));
-			memcpy(r->dir + strlen(base), "/record-XXXXXX", 15);
-			if (mkdtemp(r->dir))
-				return 0;
-		}
-	}
-	snprintf(r->dir, sizeof(r->dir), "/tmp/evtrace-record-XXXXXX");
-	if (mkdtemp(r->dir))
-		return 0;
-	r->dir[0] = '\0';
-	return -errno;
-}
-
-/* At the end: the sockets left (killed or exec'd processes, or still running) and the directory. */
-static void session_dir_remove(struct rec *r)
-{
-	struct dirent *de;
-	DIR *d;
-
-	if (!r->dir[0])
-		return;
-	d = opendir(r->dir);
-	if (d) {
-		while ((de = readdir(d))) {
-			char path[400];
-
-			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", r->dir, de->d_name);
-			unlink(path);
-		}
-		closedir(d);
-	}
-	if (rmdir(r->dir) < 0)
-		fprintf(stderr, "evtrace: record: warning: removing %s: %s\n", r->dir,
-			strerror(errno));
-	r->dir[0] = '\0';
-}
-
 static struct rec_src *src_new(struct rec *r, pid_t pid)
 {
 	struct rec_src *s;
@@ -1090,11 +1038,16 @@ static void try_socket(struct rec *r, const struct rec_sock *id, const char *pat
 static void scan(struct rec *r)
 {
 	struct dirent *de;
-	DIR *d = opendir(r->dir);
+	int fd = dup(r->sess.fd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 
 	r->last_scan = status_now();
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
+	rewinddir(d);
 	while ((de = readdir(d))) {
 		char path[400], *end;
 		long pid = strtol(de->d_name, &end, 10);
@@ -1105,8 +1058,10 @@ static void scan(struct rec *r)
 
 		if (end == de->d_name || strcmp(end, ".sock") || pid <= 0 || pid > INT32_MAX)
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", r->dir, de->d_name);
-		if (stat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
+		snprintf(path, sizeof(path), "%s/%s", r->sess.path, de->d_name);
+		/* through the directory's descriptor: the entry itself, not what it points to */
+		if (fstatat(r->sess.fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISSOCK(st.st_mode))
 			continue;
 		id = (struct rec_sock){ .pid = (pid_t)pid, .ino = st.st_ino, .mtim = st.st_mtim };
 		for (int k = 0; k < r->nsrc && !known; k++)
@@ -1164,7 +1119,7 @@ static pid_t start_child(struct rec *r, char **argv)
 	setrlimit(RLIMIT_NOFILE, &r->nofile);
 	setenv("EVTRACE_CONTROL", "1", 1);
 	/* every process of the tree serves its socket there, and only there */
-	setenv("EVTRACE_CONTROL_DIR", r->dir, 1);
+	setenv("EVTRACE_CONTROL_DIR", r->sess.path, 1);
 	{
 		char me[24];
 
@@ -1174,7 +1129,7 @@ static pid_t start_child(struct rec *r, char **argv)
 	}
 	/* every program of the tree: its first event waits until our settings are in */
 	setenv("EVTRACE_CONTROL_HOLD", "all", 1);
-	if (!getenv("EVTRACE_CONTROL_EXIT_WAIT"))
+	if (!secure_getenv("EVTRACE_CONTROL_EXIT_WAIT"))
 		setenv("EVTRACE_CONTROL_EXIT_WAIT", "10", 1);
 	setenv("EVTRACE_EVENTS", r->nev ? events : "*", 1);
 	signal(SIGINT, SIG_DFL);
@@ -1774,6 +1729,7 @@ int cmd_record(int argc, char **argv)
 
 	if (!r)
 		return 1;
+	r->sess.fd = r->sess.parent_fd = -1;
 	r->output = "trace.dat";
 	while ((opt = getopt_long(argc, argv, "+e:f:T:o:p:qhN:", opts, NULL)) != -1) {
 		switch (opt) {
@@ -1892,14 +1848,16 @@ int cmd_record(int argc, char **argv)
 			more.rlim_cur = more.rlim_max;
 			setrlimit(RLIMIT_NOFILE, &more);
 		}
-		err = session_dir(r);
+		err = session_dir_create(&r->sess);
 		if (err) {
 			cmd_error("record: a socket directory for the command: %s", strerror(-err));
 			goto out;
 		}
 		r->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		/* a wake-up hint only: what is found is checked through the directory's fd */
 		if (r->ino_fd >= 0 &&
-		    inotify_add_watch(r->ino_fd, r->dir, IN_CREATE | IN_ATTRIB | IN_MOVED_TO) < 0) {
+		    inotify_add_watch(r->ino_fd, r->sess.path,
+				      IN_CREATE | IN_ATTRIB | IN_MOVED_TO | IN_DONT_FOLLOW) < 0) {
 			close(r->ino_fd);
 			r->ino_fd = -1; /* the rescan every second does it */
 		}
@@ -1973,7 +1931,7 @@ out:
 	}
 	if (r->ino_fd >= 0)
 		close(r->ino_fd);
-	session_dir_remove(r);
+	session_dir_remove(&r->sess);
 	free(r->page);
 	free(r);
 	return ret;

@@ -56,7 +56,8 @@ int cmd_stat(int argc, char **argv)
 	unsigned long long tot[7] = { 0 };
 	const char *inst = NULL;
 	struct ctl_client *c;
-	char prefix[128] = "", path[256], *t;
+	char prefix[128] = "", path[256], *t, esc[CTL_COMM_MAX * 4 + 8];
+	struct ctl_ping ping;
 	pid_t pid = 0;
 	int opt;
 
@@ -105,14 +106,22 @@ int cmd_stat(int argc, char **argv)
 	snprintf(path, sizeof(path), "%stracing_on", prefix);
 	t = read_or_empty(c, path);
 	printf("process %d (%s)%s%s: tracing_on %c", (int)ctl_client_info(c)->pid,
-	       ctl_client_info(c)->comm, inst ? ", instance " : "", inst ? inst : "",
-	       *t ? t[0] : '?');
+	       cmd_escape(ctl_client_info(c)->comm, esc, sizeof(esc)), inst ? ", instance " : "",
+	       inst ? inst : "", *t ? t[0] : '?');
 	free(t);
 	snprintf(path, sizeof(path), "%strace_clock", prefix);
 	t = read_or_empty(c, path);
 	t[strcspn(t, "\n")] = '\0';
-	printf(", clock %s\n", t);
+	printf(", clock %s\n", cmd_escape(t, esc, sizeof(esc)));
 	free(t);
+	/* the endpoint's own troubles (evt_control_stats(3)) */
+	if (ctl_ping(c, &ping) == 0 && (ping.refused || ping.accept_errors || ping.start_failures))
+		printf("control: %u connection%s of other users refused, %u accept error%s "
+		       "(backed off), %u failed start%s%s%s\n",
+		       ping.refused, ping.refused == 1 ? "" : "s", ping.accept_errors,
+		       ping.accept_errors == 1 ? "" : "s", ping.start_failures,
+		       ping.start_failures == 1 ? "" : "s", ping.last_error ? "; last error: " : "",
+		       ping.last_error ? strerror(-ping.last_error) : "");
 	printf("%-4s %12s %10s %10s %10s %12s %12s %10s %6s\n", "CPU", "ENTRIES", "OVERRUN",
 	       "COMMIT_OVR", "DROPPED", "READ", "BYTES", "SIZE_KB", "USE");
 	for (unsigned int cpu = 0; cpu < ctl_client_info(c)->nr_cpus; cpu++) {

@@ -59,7 +59,7 @@ static void tp_usage(FILE *f)
 
 static int tp_default_dir(char *buf, size_t len)
 {
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	const char *xdg = secure_getenv("XDG_RUNTIME_DIR");
 	int n;
 
 	if (xdg && xdg[0] == '/')

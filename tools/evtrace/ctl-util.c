@@ -6,15 +6,19 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "control/ctl_client.h"
+#include "compat/secdir.h"
 #include "evtrace-cmd.h"
 
 int cmd_parse_pid(const char *arg, pid_t *pid)
@@ -37,58 +41,85 @@ static int pid_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The live pids of the <pid>.sock files of @dir; with @sessions, of its record-* too. */
-static void scan_dir(const char *dir, bool sessions, pid_t **pids, int *n, int *cap)
+/* Add @pid to the list (once). */
+static void pids_add(pid_t pid, pid_t **pids, int *n, int *cap)
+{
+	for (int i = 0; i < *n; i++)
+		if ((*pids)[i] == pid)
+			return;
+	if (*n == *cap) {
+		pid_t *np = realloc(*pids, (size_t)(*cap ? *cap * 2 : 16) * sizeof(*np));
+
+		if (!np)
+			return;
+		*pids = np;
+		*cap = *cap ? *cap * 2 : 16;
+	}
+	(*pids)[(*n)++] = pid;
+}
+
+/*
+ * The live pids of the <pid>.sock files of the directory open at @dfd (checked:
+ * ours, nobody else can write to it); with @sessions, of its record-* too.
+ * Takes @dfd (closed here).
+ */
+static void scan_dir(int dfd, bool sessions, pid_t **pids, int *n, int *cap)
 {
 	struct dirent *de;
-	DIR *d = opendir(dir);
+	int fd = dup(dfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		close(dfd);
 		return;
+	}
 	while ((de = readdir(d))) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
+		struct stat st;
 
 		if (sessions && !strncmp(de->d_name, "record-", 7)) {
 			/* the processes of a command `evtrace record` runs (docs/control.md) */
-			char sub[600];
+			int sfd = openat(dfd, de->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-			snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
-			scan_dir(sub, false, pids, n, cap);
+			if (sfd >= 0 && secdir_check_fd(sfd, NULL, 0) == 0)
+				scan_dir(sfd, false, pids, n, cap);
+			else if (sfd >= 0)
+				close(sfd);
 			continue;
 		}
-		if (end == de->d_name || strcmp(end, ".sock") || pid <= 0)
+		if (end == de->d_name || strcmp(end, ".sock") || pid <= 0 || pid > INT32_MAX)
+			continue;
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(st.st_mode))
 			continue;
 		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
 			continue; /* stale: the next endpoint to start removes it */
-		for (int i = 0; i < *n; i++)
-			if ((*pids)[i] == (pid_t)pid)
-				pid = 0;
-		if (!pid)
-			continue;
-		if (*n == *cap) {
-			pid_t *np = realloc(*pids, (size_t)(*cap ? *cap * 2 : 16) * sizeof(*np));
-
-			if (!np)
-				break;
-			*pids = np;
-			*cap = *cap ? *cap * 2 : 16;
-		}
-		(*pids)[(*n)++] = (pid_t)pid;
+		pids_add((pid_t)pid, pids, n, cap);
 	}
 	closedir(d);
+	close(dfd);
 }
 
 int cmd_ctl_pids(pid_t **pidsp)
 {
-	char dir[256];
+	char dir[256], why[SECDIR_WHY_MAX];
 	pid_t *pids = NULL;
-	int n = 0, cap = 0;
+	int n = 0, cap = 0, dfd;
 
 	*pidsp = NULL;
 	if (ctl_socket_dir(dir, sizeof(dir)))
 		return 0;
-	scan_dir(dir, true, &pids, &n, &cap);
+	dfd = secdir_open(dir, why, sizeof(why));
+	if (dfd < 0) {
+		/* missing: nothing runs; anything else is worth a word */
+		if (dfd != -ENOENT)
+			cmd_error("socket directory refused: %s", why[0] ? why : strerror(-dfd));
+		return 0;
+	}
+	scan_dir(dfd, true, &pids, &n, &cap);
 	if (n)
 		qsort(pids, (size_t)n, sizeof(*pids), pid_cmp);
 	*pidsp = pids;
@@ -121,8 +152,12 @@ struct ctl_client *cmd_ctl_connect(pid_t pid)
 	}
 	ret = ctl_connect_pid(pid, &c);
 	if (ret) {
+		const char *why = ctl_last_why();
+
 		ctl_socket_path(pid, path, sizeof(path));
-		if (ret == -ENOENT || ret == -ECONNREFUSED)
+		if (why[0])
+			cmd_error("process %d: %s", (int)pid, why);
+		else if (ret == -ENOENT || ret == -ECONNREFUSED)
 			cmd_error("process %d serves no control socket (%s: %s)", (int)pid, path,
 				  strerror(-ret));
 		else
@@ -134,9 +169,40 @@ struct ctl_client *cmd_ctl_connect(pid_t pid)
 
 void cmd_ctl_error(const char *what, const char *path, int err, const char *text)
 {
-	cmd_error("%s %s: %s", what, path, strerror(-err));
-	if (text && *text)
-		fprintf(stderr, "%s%s", text, text[strlen(text) - 1] == '\n' ? "" : "\n");
+	char esc[1024];
+
+	cmd_error("%s %s: %s", what, cmd_escape(path, esc, sizeof(esc)),
+		  err == -ETIMEDOUT && ctl_last_why()[0] ? ctl_last_why() : strerror(-err));
+	/* the process's text: its control characters escaped, its lines kept */
+	for (const char *l = text; l && *l;) {
+		size_t n = strcspn(l, "\n");
+		char line[512];
+
+		snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1),
+			 l);
+		fprintf(stderr, "%s\n", cmd_escape(line, esc, sizeof(esc)));
+		l += n;
+		if (*l == '\n')
+			l++;
+	}
+}
+
+const char *cmd_escape(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	if (!len)
+		return "";
+	for (; s && *s && o + 5 < len; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch < 0x20 || ch >= 0x7f || ch == '\\')
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", ch);
+		else
+			buf[o++] = (char)ch;
+	}
+	buf[o] = '\0';
+	return buf;
 }
 
 int cmd_names_push(struct cmd_names *l, const char *name)

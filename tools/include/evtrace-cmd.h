@@ -80,13 +80,18 @@ int cmd_write_all(int fd, const void *buf, size_t n);
  * cmd_ctl_pids: the pids with a live control socket, sorted (*@pids malloc'd); the count.
  * cmd_ctl_connect: connect to @pid, or with @pid 0 to the only traced process; NULL after a
  * message saying why not.
- * cmd_ctl_error: "evtrace: WHAT PATH: strerror", then the process's error text if any.
+ * cmd_ctl_error: "evtrace: WHAT PATH: strerror", then the process's error text if any
+ * (control characters escaped).
+ * cmd_escape: @s with control characters, bytes >= 0x7f and '\\' as \\xNN, into @buf
+ * (cut to fit); returns @buf. For every name or text another process chose (comm,
+ * error texts) before it reaches a terminal.
  */
 struct ctl_client;
 int cmd_parse_pid(const char *arg, pid_t *pid);
 int cmd_ctl_pids(pid_t **pids);
 struct ctl_client *cmd_ctl_connect(pid_t pid);
 void cmd_ctl_error(const char *what, const char *path, int err, const char *text);
+const char *cmd_escape(const char *s, char *buf, size_t len);
 
 /*
  * A list of names (ctl-util.c): cmd_names_push() appends a copy (0 or -ENOMEM);
