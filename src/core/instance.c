@@ -136,6 +136,11 @@ static struct evt_instance *instance_new(const char *name)
 	snprintf(inst->name, sizeof(inst->name), "%s", name);
 	inst->buffer_kb = instance_default_kb();
 	ret = instance_rb_alloc(inst->buffer_kb, EVT_CLOCK_LOCAL, &inst->rb);
+	if (ret == -ENOMEM && inst->buffer_kb != INSTANCE_DEFAULT_KB) {
+		/* EVTRACE_BUFFER_SIZE_KB beyond the cap (ring buffer's rb_mem.c) */
+		inst->buffer_kb = INSTANCE_DEFAULT_KB;
+		ret = instance_rb_alloc(inst->buffer_kb, EVT_CLOCK_LOCAL, &inst->rb);
+	}
 	if (ret) {
 		free(inst);
 		return NULL;
@@ -455,6 +460,33 @@ static bool busy_again(int ret, int *tries)
 	return ret == -EBUSY && ++*tries < INSTANCE_BUSY_TRIES;
 }
 
+/*
+ * Both buffers of a snapshot pair, or neither: when the second refuses (the
+ * memory cap, -EBUSY), the first goes back to its sizes, CPU by CPU. Going
+ * back needs new pages too and may itself be refused; then the pair's sizes
+ * differ, as the kernel's may after a failed resize of max_buffer.
+ */
+static int instance_resize_pair_locked(struct evt_instance *inst, int cpu, unsigned long kb)
+{
+	struct evt_ring_buffer *a = inst->snap_bufs[0], *b = inst->snap_bufs[1];
+	int nr = evt_ring_buffer_nr_cpus(a), ret;
+	unsigned long *old = calloc((size_t)nr, sizeof(*old));
+
+	if (!old)
+		return -ENOMEM;
+	for (int c = 0; c < nr; c++)
+		old[c] = evt_ring_buffer_size(a, c);
+	ret = evt_ring_buffer_resize(a, kb * 1024, cpu < 0 ? EVT_RB_ALL_CPUS : cpu);
+	if (!ret) {
+		ret = evt_ring_buffer_resize(b, kb * 1024, cpu < 0 ? EVT_RB_ALL_CPUS : cpu);
+		for (int c = 0; ret && c < nr; c++)
+			if (evt_ring_buffer_size(a, c) != old[c])
+				evt_ring_buffer_resize(a, old[c], c);
+	}
+	free(old);
+	return ret;
+}
+
 int evt_instance_resize_kb(struct evt_instance *inst, int cpu, unsigned long kb)
 {
 	int ret, tries = 0;
@@ -466,12 +498,7 @@ int evt_instance_resize_kb(struct evt_instance *inst, int cpu, unsigned long kb)
 	event_lock();
 	do {
 		if (inst->snap_bufs[0]) {
-			for (int i = 0; i < 2; i++) {
-				ret = evt_ring_buffer_resize(inst->snap_bufs[i], kb * 1024,
-							     cpu < 0 ? EVT_RB_ALL_CPUS : cpu);
-				if (ret)
-					break;
-			}
+			ret = instance_resize_pair_locked(inst, cpu, kb);
 		} else {
 			ret = evt_ring_buffer_resize(inst->rb, kb * 1024,
 						     cpu < 0 ? EVT_RB_ALL_CPUS : cpu);

@@ -110,16 +110,25 @@ static size_t rb_region_len(const struct evt_ring_buffer *rb, uint32_t order)
 			host_page());
 }
 
-/* Grow the memfd by a region for 2^@order pages; return its offset. */
+/*
+ * Grow the memfd by a region for 2^@order pages and allocate its memory now
+ * (rb_mem.c): a failure here is -ENOMEM of the operation, not a SIGBUS of a
+ * writer later. Return: 0 with the region's offset in *@off, or -ENOMEM.
+ */
 static int rb_new_region(struct evt_ring_buffer *rb, uint32_t order, uint64_t *off)
 {
-	size_t align = rb_region_align(rb);
+	size_t align = rb_region_align(rb), len = rb_region_len(rb, order);
 	uint64_t at = ALIGN_UP(rb->file_size, (uint64_t)align);
-	uint64_t end = at + rb_region_len(rb, order);
+	uint64_t end = at + len;
 
 	if (ftruncate(rb->fd, (off_t)end) < 0)
-		return -errno;
+		return errno == EFBIG || errno == ENOSPC ? -ENOMEM : -errno;
 	rb->file_size = end;
+	if (fallocate(rb->fd, 0, (off_t)at, (off_t)len) < 0 && errno != EOPNOTSUPP) {
+		/* what was allocated goes again; the file cannot shrink (sealed) */
+		fallocate(rb->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)at, (off_t)len);
+		return -ENOMEM;
+	}
 	*off = at;
 	return 0;
 }
@@ -281,6 +290,10 @@ int evt_ring_buffer_alloc_opts(const struct evt_ring_buffer_opts *opts,
 
 	cpu_off = ALIGN_UP(sizeof(struct rb_shm_hdr), (size_t)EVT_CACHELINE);
 	ctl_len = ALIGN_UP(cpu_off + (size_t)nr_cpus * sizeof(struct rb_cpu_shm), host_page());
+	/* The cap (rb_mem.c), before anything is allocated. */
+	ret = rb_mem_check(ctl_len + (uint64_t)nr_cpus * rb_region_len(rb, (uint32_t)order));
+	if (ret < 0)
+		goto err_free;
 	if (ftruncate(rb->fd, (off_t)ctl_len) < 0) {
 		ret = -errno;
 		goto err_free;
@@ -732,36 +745,56 @@ out_unlock:
 
 /* ---- resize ---------------------------------------------------------------- */
 
-/*
- * Move the unread pages of a quiesced CPU into a new region of 2^@order
- * pages. The pages are renumbered from B, a multiple of the new page
- * count beyond every old sequence number, so slot j holds page B + j
- * and no old position ever comes back. When the new ring is smaller
- * than the unread data, the oldest pages go and count as overruns.
- */
-static int rb_resize_cpu_locked(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint32_t order)
-{
-	uint64_t nn = UINT64_C(1) << order, seq, rp, rseq, count, keep, drop, B, L, ts, pos;
-	uint64_t overrun;
-	unsigned char *odata = cb->data, *ndata;
-	uint32_t oorder = cb->order, roff;
-	struct rb_cpu_shm *shm = cb->shm;
-	uint64_t ooff = shm->data_off, noff = 0;
-	int ret;
+/* A CPU's new pages, allocated and mapped before anything is quiesced. */
+struct rb_region {
+	unsigned char *data;	/* NULL: this CPU keeps its pages */
+	uint64_t off;
+};
 
-	if (order == oorder)
-		return 0;
-	ret = rb_cpu_quiesce(rb, cb);
+static int rb_region_make(struct evt_ring_buffer *rb, uint32_t order, struct rb_region *r)
+{
+	size_t len = rb_region_len(rb, order);
+	int ret = rb_new_region(rb, order, &r->off);
+
 	if (ret < 0)
 		return ret;
-	ret = rb_new_region(rb, order, &noff);
-	if (ret < 0)
-		goto err_enable;
-	ndata = rb_map_region(rb, noff, rb_region_len(rb, order), PROT_READ | PROT_WRITE);
-	if (!ndata) {
-		ret = -ENOMEM;
-		goto err_enable;
+	r->data = rb_map_region(rb, r->off, len, PROT_READ | PROT_WRITE);
+	if (!r->data) {
+		fallocate(rb->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)r->off,
+			  (off_t)len);
+		return -ENOMEM;
 	}
+	return 0;
+}
+
+/* Give back a region rb_region_make() made and nobody used. */
+static void rb_region_drop(struct evt_ring_buffer *rb, struct rb_region *r, uint32_t order)
+{
+	size_t len = rb_region_len(rb, order);
+
+	if (!r->data)
+		return;
+	munmap(r->data, len);
+	fallocate(rb->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)r->off, (off_t)len);
+	r->data = NULL;
+}
+
+/*
+ * Move the unread pages of a quiesced CPU into the new region @r of
+ * 2^@order pages, publish it and let writers in again. The pages are
+ * renumbered from B, a multiple of the new page count beyond every old
+ * sequence number, so slot j holds page B + j and no old position ever
+ * comes back. When the new ring is smaller than the unread data, the
+ * oldest pages go and count as overruns. Cannot fail.
+ */
+static void rb_resize_move(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint32_t order,
+			   const struct rb_region *r)
+{
+	uint64_t nn = UINT64_C(1) << order, seq, rp, rseq, count, keep, drop, B, L, ts, pos;
+	unsigned char *odata = cb->data, *ndata = r->data;
+	uint32_t oorder = cb->order, roff;
+	struct rb_cpu_shm *shm = cb->shm;
+	uint64_t ooff = shm->data_off, noff = r->off, overrun;
 
 	pthread_mutex_lock(&cb->reader_lock);
 	rp = rb_cpu_take_read_pos(cb);
@@ -806,16 +839,52 @@ static int rb_resize_cpu_locked(struct evt_ring_buffer *rb, struct rb_cpu *cb, u
 	/* Full barrier: the layout and read_pos above are visible first. */
 	rb_cpu_unquiesce(rb, cb, RB_POS(B + keep - 1, rb->data_size));
 	rb_cpu_retire(rb, cb, odata, oorder, ooff);
-	return 0;
+}
 
-err_enable:
-	rb_cpu_sync_disabled(rb, cb);
-	return ret;
+/*
+ * All or nothing: the new pages of every CPU that changes are allocated
+ * (within the cap, rb_mem.c) and mapped first, then every such CPU is
+ * quiesced, and only then is anything moved. A refused size, a failed
+ * allocation or a CPU that stays busy leave every CPU as it was, with its
+ * events.
+ */
+static int rb_resize_locked(struct evt_ring_buffer *rb, uint32_t order, int cpu,
+			    struct rb_region *regs)
+{
+	uint64_t add = 0;
+	int i, ret;
+
+	for (i = 0; i < rb->nr_cpus; i++)
+		if ((cpu == EVT_RB_ALL_CPUS || i == cpu) && rb->cpus[i].order != order)
+			add += rb_region_len(rb, order);
+	ret = rb_mem_check(add);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < rb->nr_cpus && !ret; i++)
+		if ((cpu == EVT_RB_ALL_CPUS || i == cpu) && rb->cpus[i].order != order)
+			ret = rb_region_make(rb, order, &regs[i]);
+	for (i = 0; i < rb->nr_cpus && !ret; i++)
+		if (regs[i].data)
+			ret = rb_cpu_quiesce(rb, &rb->cpus[i]);
+	if (ret < 0) {
+		/* the CPUs quiesced before the one that failed, then every region */
+		for (int j = 0; j < i - 1; j++)
+			if (regs[j].data)
+				rb_cpu_sync_disabled(rb, &rb->cpus[j]);
+		for (int j = 0; j < rb->nr_cpus; j++)
+			rb_region_drop(rb, &regs[j], order);
+		return ret;
+	}
+	for (i = 0; i < rb->nr_cpus; i++)
+		if (regs[i].data)
+			rb_resize_move(rb, &rb->cpus[i], order, &regs[i]);
+	return 0;
 }
 
 int evt_ring_buffer_resize(struct evt_ring_buffer *rb, unsigned long size, int cpu)
 {
-	int order, ret = 0;
+	struct rb_region *regs;
+	int order, ret;
 
 	if (!rb || (cpu != EVT_RB_ALL_CPUS && !rb_cpu_valid(rb, cpu)))
 		return -EINVAL;
@@ -824,15 +893,13 @@ int evt_ring_buffer_resize(struct evt_ring_buffer *rb, unsigned long size, int c
 	order = rb_size_order(rb, size);
 	if (order < 0)
 		return order;
+	regs = calloc((size_t)rb->nr_cpus, sizeof(*regs));
+	if (!regs)
+		return -ENOMEM;
 	pthread_mutex_lock(&rb->ctl_lock);
-	for (int i = 0; i < rb->nr_cpus; i++) {
-		if (cpu != EVT_RB_ALL_CPUS && i != cpu)
-			continue;
-		ret = rb_resize_cpu_locked(rb, &rb->cpus[i], (uint32_t)order);
-		if (ret < 0)
-			break;
-	}
+	ret = rb_resize_locked(rb, (uint32_t)order, cpu, regs);
 	pthread_mutex_unlock(&rb->ctl_lock);
+	free(regs);
 	return ret;
 }
 

@@ -376,6 +376,9 @@ uint64_t rb_cpu_close_page(struct evt_ring_buffer *rb, struct rb_cpu *cb);
 int rb_cpu_refresh_layout(struct evt_ring_buffer *rb, struct rb_cpu *cb);
 bool rb_cpu_valid(const struct evt_ring_buffer *rb, int cpu);
 
+/* rb_mem.c */
+int rb_mem_check(uint64_t bytes);
+
 /* rb_reader.c */
 void rb_reader_clear(struct rb_cpu *cb);
 uint64_t rb_cpu_lost(const struct rb_cpu *cb);
