@@ -56,6 +56,7 @@
 
 #include "control/ctl_client.h"
 #include "evtrace-cmd.h"
+#include "evtrace-net.h"
 #include "evtrace-rectime.h"
 #include "session-dir.h"
 #include "output/tracedat_internal.h"
@@ -149,6 +150,8 @@ struct rec {
 	bool tree;   /* -- CMD: every process of its tree that serves a socket */
 	bool stats, quiet;
 	bool date; /* --date: the file gets a DATE option (record-time.c) */
+	const char *net;  /* -N HOST:PORT: the file is sent to trace-cmd listen (record-net.c) */
+	bool net_failed;
 	struct rec_src **src;
 	int nsrc, srccap;
 	struct rec_src *first; /* the first source set up: page size, clock */
@@ -181,6 +184,8 @@ static void rec_usage(FILE *f)
 		"  -o, --output FILE     the file (default trace.dat)\n"
 		"  -p, --pid PID         attach to a running process (repeatable: one file, the\n"
 		"                        processes merged by time stamp)\n"
+		"  -N HOST:PORT          then send the file to trace-cmd listen -p PORT there\n"
+		"                        (-o names the local copy, kept whatever happens)\n"
 		"  --date                put the CLOCK_REALTIME offset in the file (DATE option,\n"
 		"                        as trace-cmd record --date): files of several hosts merge\n"
 		"  --stats               the final status line also when stderr is no terminal\n"
@@ -628,7 +633,7 @@ static int write_output(struct rec *r)
 	unsigned char *hdr = NULL, *buf = NULL;
 	uint64_t *sizes = NULL;
 	char *cmdlines = NULL, **owned = NULL, date[40];
-	size_t hlen = 0, ntf = 0, nowned = 0, clen = 0, chunk;
+	size_t hlen = 0, ntf = 0, nowned = 0, clen = 0, chunk, meta_len = 0;
 	unsigned int ncpus = 0;
 	int fd = -1, ret;
 
@@ -701,6 +706,7 @@ static int write_output(struct rec *r)
 	d.cmdlines = cmdlines;
 	d.cmdlines_len = clen;
 	d.cpu_bytes = sizes;
+	d.meta_len = &meta_len;
 	if (r->date && !cmd_date_option(d.clock, date, sizeof(date)))
 		d.date = date;
 	else if (r->date)
@@ -743,6 +749,12 @@ static int write_output(struct rec *r)
 out:
 	if (fd >= 0 && close(fd) < 0 && !ret)
 		ret = -errno;
+	if (!ret && r->net) {
+		struct cmd_net_file nf = { r->output, meta_len, hlen, sizes, (int)ncpus,
+					   r->page_size };
+
+		r->net_failed = cmd_net_send(r->net, &nf) != 0; /* the local file stays */
+	}
 	free(hdr);
 	free(buf);
 	free(sizes);
@@ -1707,6 +1719,7 @@ int cmd_record(int argc, char **argv)
 		{ "stats", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "date", no_argument, NULL, 'D' },
+		{ "net", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1718,7 +1731,7 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	r->sess.fd = r->sess.parent_fd = -1;
 	r->output = "trace.dat";
-	while ((opt = getopt_long(argc, argv, "+e:f:T:o:p:qh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+e:f:T:o:p:qhN:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (r->nev == REC_MAX_EVENTS) {
@@ -1769,6 +1782,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'D':
 			r->date = true;
+			break;
+		case 'N':
+			r->net = optarg;
 			break;
 		case 'h':
 			rec_usage(stdout);
@@ -1880,6 +1896,7 @@ int cmd_record(int argc, char **argv)
 		} else {
 			written = true;
 			rec_unmatched(r);
+			ret = r->net_failed ? 1 : 0;
 		}
 		if (written && !r->quiet) {
 			unsigned int ncpus = 0;
