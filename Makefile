@@ -58,6 +58,7 @@ DEMO_DAT = $(BUILD)/events-demo.dat
 DEMO_JSON = $(BUILD)/events-demo.json
 REC_DAT = $(BUILD)/record-demo.dat
 REC_JSON = $(BUILD)/record-demo.json
+REC_CTF = $(BUILD)/record-demo-ctf
 demo: build
 	@set -e; for d in rb-demo events-demo latency-demo; do \
 		if [ ! -x $(BUILD)/examples/$$d ]; then \
@@ -80,6 +81,7 @@ demo: build
 	$(BUILD)/tools/evtrace report $(REC_DAT) > $(REC_DAT).txt; \
 	head -n 6 $(REC_DAT).txt; rm -f $(REC_DAT).txt; \
 	$(BUILD)/tools/evtrace export -o $(REC_JSON) $(REC_DAT); \
+	rm -rf $(REC_CTF); $(BUILD)/tools/evtrace export --format=ctf -o $(REC_CTF) $(REC_DAT); \
 	echo "== $(BUILD)/examples/latency-demo (examples/latency-demo.c): an onmatch() latency histogram"; \
 	$(BUILD)/examples/latency-demo; \
 	echo; \
@@ -87,7 +89,8 @@ demo: build
 	printf '  %-50s %s\n' "$(BUILD)/tools/evtrace report $(REC_DAT)" \
 		"# all of it, in the kernel's trace layout" \
 		"trace-cmd report $(REC_DAT)" "# the same, by trace-cmd (apt install trace-cmd)" \
-		"kernelshark $(REC_DAT)" "# the timeline (apt install kernelshark)"; \
+		"kernelshark $(REC_DAT)" "# the timeline (apt install kernelshark)" \
+		"babeltrace2 $(REC_CTF)" "# its CTF export (apt install babeltrace2; Trace Compass opens it too)"; \
 	echo "  Perfetto: https://ui.perfetto.dev, 'Open trace file', $(REC_JSON) or $(DEMO_JSON)"; \
 	echo "  (or chrome://tracing, Load)"
 

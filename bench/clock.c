@@ -82,6 +82,8 @@ static inline uint64_t raw_read(int what)
 		__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
 		return (uint64_t)hi << 32 | lo;
 	}
+#else
+	(void)what;	/* only W_MONO_RAW elsewhere */
 #endif
 	clock_gettime(CLOCK_MONOTONIC_RAW, &t);
 	return (uint64_t)t.tv_nsec;

@@ -47,8 +47,21 @@ static void *worker(void *arg)
 /* echo TEXT > PATH, and say so */
 static int echo(const char *text, const char *path)
 {
-	ssize_t n = evt_tracefs_write(NULL, path, text, strlen(text), EVT_TRACEFS_TRUNC);
+	size_t done = 0, len = strlen(text);
+	struct evt_tracefs_file *f;
+	ssize_t n;
 
+	n = evt_tracefs_open(NULL, path, EVT_TRACEFS_WRITE | EVT_TRACEFS_TRUNC, &f);
+	if (!n) {
+		/* as the shell's echo: write again after a short write (set_event
+		 * takes one word per write(2), as the kernel's) */
+		do {
+			n = evt_tracefs_file_write(f, text + done, len - done);
+			if (n > 0)
+				done += (size_t)n;
+		} while (n > 0 && done < len);
+		evt_tracefs_close(f);
+	}
 	printf("# echo '%s' > %s%s%s\n", text, path, n < 0 ? ": " : "",
 	       n < 0 ? evt_strerror((int)n) : "");
 	return n < 0 ? 1 : 0;

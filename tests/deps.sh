@@ -13,6 +13,8 @@
 #   pkg-config                     to check the installed evtrace.pc
 #   liburcu-dev                    the library's one dependency (RCU for filters, instance lists)
 #   libfuse3-dev fuse3             the control file system (evtrace mount)
+#   libzydis-dev                   probe events (src/probe/): the x86-64 instruction decoder
+#                                  that measures and relocates the instructions a probe displaces
 #   man-db                         the man pages are rendered by man in make check
 #   trace-cmd libtraceevent-dev    test oracles only: trace.dat files and event formats are
 #                                  checked with them; nothing links them
@@ -26,7 +28,7 @@
 #                                  with them (the CLI and the Python bindings)
 #   iproute2                       unit/fleet-netns makes network namespaces with `ip netns`
 DEB_PACKAGES="cmake make gcc g++ libc6-dev clang libclang-rt-14-dev llvm binutils pkg-config
-	liburcu-dev libfuse3-dev fuse3 man-db trace-cmd libtraceevent-dev kernelshark
+	liburcu-dev libfuse3-dev fuse3 libzydis-dev man-db trace-cmd libtraceevent-dev kernelshark
 	liblttng-ust-dev lttng-tools babeltrace2 python3-bt2 iproute2"
 # The aarch64 cross stage, best effort (a failure here only makes that stage SKIP): the cross
 # compilers, and the arm64 liburcu after `dpkg --add-architecture arm64`.

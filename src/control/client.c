@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,12 +31,47 @@
 #define CTL_CLIENT_READ_MAX (256u << 20)
 #define CTL_CLIENT_TIMEOUT_DEFAULT 30 /* seconds without an answer before -ETIMEDOUT */
 
-/* Why the last connect or request of this thread was refused or failed ("" if no reason). */
-static __thread char last_why[SECDIR_WHY_MAX + 128];
+/*
+ * Why the last connect or request of this thread was refused or failed ("" if
+ * no reason). Per thread, but not in TLS: a 320-byte thread-local array would
+ * take the library's static TLS past its budget and keep it from being
+ * dlopen()ed (README, "Loading the library with dlopen()"; compile/tls-budget).
+ * The buffer is allocated at a thread's first use, freed at its exit.
+ */
+#define LAST_WHY_SIZE (SECDIR_WHY_MAX + 128)
+
+static pthread_key_t why_key;
+static pthread_once_t why_once = PTHREAD_ONCE_INIT;
+static bool why_key_ok;
+
+static void why_key_init(void)
+{
+	why_key_ok = pthread_key_create(&why_key, free) == 0;
+}
+
+static char *why_buf(void)
+{
+	/* without memory: one shared buffer (a reason may be another thread's) */
+	static char fallback[LAST_WHY_SIZE];
+	char *b;
+
+	pthread_once(&why_once, why_key_init);
+	if (!why_key_ok)
+		return fallback;
+	b = pthread_getspecific(why_key);
+	if (!b) {
+		b = calloc(1, LAST_WHY_SIZE);
+		if (!b || pthread_setspecific(why_key, b)) {
+			free(b);
+			return fallback;
+		}
+	}
+	return b;
+}
 
 const char *ctl_last_why(void)
 {
-	return last_why;
+	return why_buf();
 }
 
 struct ctl_client {
@@ -67,11 +103,11 @@ static int wait_answer(struct ctl_client *c)
 		return -errno;
 	c->broken = true;
 	if (c->info.pid)
-		snprintf(last_why, sizeof(last_why),
+		snprintf(why_buf(), LAST_WHY_SIZE,
 			 "process %d: no answer in %d s (EVTRACE_CONTROL_TIMEOUT)",
 			 (int)c->info.pid, c->timeout_ms / 1000);
 	else
-		snprintf(last_why, sizeof(last_why),
+		snprintf(why_buf(), LAST_WHY_SIZE,
 			 "the server sent no hello in %d s (EVTRACE_CONTROL_TIMEOUT)",
 			 c->timeout_ms / 1000);
 	return -ETIMEDOUT;
@@ -152,7 +188,7 @@ static int send_all(struct ctl_client *c, const void *buf, size_t len)
 			c->broken = true;
 			/* SO_SNDTIMEO: the server reads nothing */
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				snprintf(last_why, sizeof(last_why),
+				snprintf(why_buf(), LAST_WHY_SIZE,
 					 "process %d: takes no request in %d s "
 					 "(EVTRACE_CONTROL_TIMEOUT)",
 					 (int)c->info.pid, c->timeout_ms / 1000);
@@ -256,13 +292,13 @@ static int check_socket_dir(const char *path)
 	int fd;
 
 	if (path[0] != '/' || !slash) {
-		snprintf(last_why, sizeof(last_why), "%s: not an absolute path", path);
+		snprintf(why_buf(), LAST_WHY_SIZE, "%s: not an absolute path", path);
 		return -EINVAL;
 	}
 	n = slash == path ? 1 : (size_t)(slash - path);
 	memcpy(dir, path, n);
 	dir[n] = '\0';
-	fd = secdir_open(dir, last_why, sizeof(last_why));
+	fd = secdir_open(dir, why_buf(), LAST_WHY_SIZE);
 	if (fd < 0)
 		return fd;
 	close(fd);
@@ -278,7 +314,7 @@ static int check_peer(int fd, const char *path)
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
 		return -errno;
 	if (len != sizeof(cred) || cred.uid != geteuid()) {
-		snprintf(last_why, sizeof(last_why),
+		snprintf(why_buf(), LAST_WHY_SIZE,
 			 "%s: served by process %d of uid %u, not by you: refused", path,
 			 (int)cred.pid, (unsigned int)cred.uid);
 		return -EPERM;
@@ -306,7 +342,7 @@ static int connect_checked(struct ctl_client *c, const char *path)
 	if (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		ret = -errno;
 		if (ret == -EAGAIN || ret == -EWOULDBLOCK || ret == -EINPROGRESS) {
-			snprintf(last_why, sizeof(last_why),
+			snprintf(why_buf(), LAST_WHY_SIZE,
 				 "%s: connect: the server accepts nothing in %d s "
 				 "(EVTRACE_CONTROL_TIMEOUT)",
 				 path, c->timeout_ms / 1000);
@@ -325,7 +361,7 @@ int ctl_connect_path(const char *path, struct ctl_client **cp)
 	unsigned char *data;
 	int ret;
 
-	last_why[0] = '\0';
+	why_buf()[0] = '\0';
 	if (!path || !cp)
 		return -EINVAL;
 	if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path))
@@ -363,16 +399,16 @@ int ctl_connect_path(const char *path, struct ctl_client **cp)
 	*cp = c;
 	return 0;
 fail:
-	if (ret == -ETIMEDOUT && !strstr(last_why, path)) {
-		char w[sizeof(last_why)];
+	if (ret == -ETIMEDOUT && !strstr(why_buf(), path)) {
+		char w[LAST_WHY_SIZE];
 		size_t pl = strlen(path);
 
 		/* "PATH: why", cut to fit */
 		memcpy(w, path, pl);
 		memcpy(w + pl, ": ", 2);
 		snprintf(w + pl + 2, sizeof(w) - pl - 2, "%.*s", (int)(sizeof(w) - pl - 3),
-			 last_why);
-		memcpy(last_why, w, sizeof(w));
+			 why_buf());
+		memcpy(why_buf(), w, sizeof(w));
 	}
 	if (c->fd >= 0)
 		close(c->fd);

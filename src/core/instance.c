@@ -240,8 +240,18 @@ struct evt_instance *evt_instance_lookup(const char *name)
 	return inst;
 }
 
+/* Set once by the tracing tree; acquire/release: the function's data is set up before. */
+static void (*destroy_hook)(struct evt_instance *inst);
+
+void instance_set_destroy_hook(void (*fn)(struct evt_instance *inst))
+{
+	/* Release: pairs with the acquire in evt_instance_destroy(). */
+	st_release(&destroy_hook, fn);
+}
+
 int evt_instance_destroy(struct evt_instance *inst)
 {
+	void (*hook)(struct evt_instance *inst);
 	int slot = -1;
 
 	if (!inst)
@@ -272,6 +282,10 @@ int evt_instance_destroy(struct evt_instance *inst)
 	/* No active set names the instance any more; wait out the writers that saw one. */
 	rcu_sync();
 	event_unlock();
+	/* Acquire: pairs with the release in instance_set_destroy_hook(). */
+	hook = ld_acquire(&destroy_hook);
+	if (hook)
+		hook(inst);
 	instance_free(inst);
 	return 0;
 }

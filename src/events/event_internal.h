@@ -246,6 +246,14 @@ struct evt_ring_buffer *instance_rb_of(struct evt_instance *inst, const void *rb
 struct evt_instance *instance_lookup_locked(const char *name);
 int instance_foreach_locked(int (*fn)(struct evt_instance *inst, void *arg), void *arg);
 struct evt_instance *instance_top_locked(void);
+/*
+ * instance_set_destroy_hook - the one observer of an instance's end, set by a
+ * layer above (the tracing tree frees its state of the instance, error_log
+ * included): evt_instance_destroy() calls @fn after the instance left every
+ * list and before it is freed, with no lock held, however it was destroyed
+ * (rmdir or the API). A later instance of the same name starts afresh.
+ */
+void instance_set_destroy_hook(void (*fn)(struct evt_instance *inst));
 
 /* Used by the registry (event_mutex held). */
 unsigned int instance_active_files_locked(struct evt_event *ev,

@@ -46,6 +46,7 @@ struct tracedat_desc {
 	size_t cmdlines_len;
 	const uint64_t *cpu_bytes;
 	const char *date;
+	size_t *meta_len; /* if not NULL: set to the bytes before the CPU count */
 };
 
 /**

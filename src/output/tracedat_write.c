@@ -413,6 +413,8 @@ int tracedat_header(const struct tracedat_desc *d, unsigned char **out, size_t *
 	ob_put(&hdr, kallsyms_text, sizeof(kallsyms_text) - 1);
 	ob_u32(&hdr, 0);	/* printk formats */
 	ob_text64(&hdr, d->cmdlines ? d->cmdlines : "", d->cmdlines ? d->cmdlines_len : 0);
+	if (d->meta_len)
+		*d->meta_len = hdr.len; /* what trace-cmd's network protocol calls metadata */
 	ob_u32(&hdr, (uint32_t)d->nr_cpus);
 
 	/*

@@ -845,16 +845,193 @@ out:
 	return ret;
 }
 
+/* --- other types of dynamic events (dyn_event_ops) ------------------------------------------ */
+
+static const struct dyn_event_ops *dyn_types[DYN_EVENT_TYPES_MAX]; /* event_mutex */
+static unsigned int nr_dyn_types;
+
+int dyn_event_register(const struct dyn_event_ops *ops)
+{
+	int ret = 0;
+
+	events_init();
+	event_lock();
+	for (unsigned int i = 0; i < nr_dyn_types; i++)
+		if (dyn_types[i] == ops)
+			goto out;
+	if (nr_dyn_types == DYN_EVENT_TYPES_MAX)
+		ret = -ENOSPC;
+	else
+		dyn_types[nr_dyn_types++] = ops;
+out:
+	event_unlock();
+	return ret;
+}
+
+static const struct dyn_event_ops *dyn_type_locked(const char *name)
+{
+	for (unsigned int i = 0; i < nr_dyn_types; i++)
+		if (!strcmp(dyn_types[i]->name, name))
+			return dyn_types[i];
+	return NULL;
+}
+
+/* "-:[GRP/]EVENT" into @sys (NULL if none) and @ev, in @copy. 0 or -EINVAL. */
+static int dyn_split_release(char *copy, char **sys, char **ev)
+{
+	char *argv[SYNTH_ARGV_MAX + 1], *event, *slash;
+	int argc = split_words(copy, argv, SYNTH_ARGV_MAX);
+
+	if (argc <= 0 || argv[0][0] != '-' || argv[0][1] != ':')
+		return -EINVAL;
+	event = &argv[0][2];
+	*sys = NULL;
+	slash = strchr(event, '/');
+	if (slash) {
+		*sys = event;
+		*slash = '\0';
+		event = slash + 1;
+	}
+	if (event[0] == '\0')
+		return -EINVAL;
+	*ev = event;
+	return 0;
+}
+
+/* A line of another type: -: releases, anything else creates. event_mutex held. */
+static int dyn_other_locked(const struct dyn_event_ops *only, const char *line)
+{
+	int ret = -EINVAL;
+
+	line = skip_spaces(line);
+	if (line[0] == '\0')
+		return 0;
+	if (line[0] == '-') {
+		char *copy = strdup(line), *sys, *ev;
+
+		if (!copy)
+			return -ENOMEM;
+		ret = dyn_split_release(copy, &sys, &ev);
+		if (!ret)
+			ret = -ENOENT;
+		for (unsigned int i = 0; ret == -ENOENT && i < nr_dyn_types; i++)
+			if (!only || dyn_types[i] == only)
+				ret = dyn_types[i]->release(sys, ev);
+		free(copy);
+		return ret;
+	}
+	for (unsigned int i = 0; i < nr_dyn_types; i++) {
+		if (only && dyn_types[i] != only)
+			continue;
+		ret = dyn_types[i]->create(line);
+		if (ret != -ECANCELED)
+			return ret;
+	}
+	return -EINVAL;
+}
+
+int dyn_event_type_run(const char *type, const char *line)
+{
+	const struct dyn_event_ops *ops;
+	int ret = -ENODEV;
+
+	events_init();
+	event_lock();
+	ops = dyn_type_locked(type);
+	if (ops)
+		ret = dyn_other_locked(ops, line);
+	event_unlock();
+	return ret;
+}
+
+int dyn_event_type_release_all(const char *type)
+{
+	const struct dyn_event_ops *ops;
+	int ret = -ENODEV;
+
+	events_init();
+	event_lock();
+	ops = dyn_type_locked(type);
+	if (ops) {
+		ret = ops->release_all(true);
+		if (!ret)
+			ret = ops->release_all(false);
+	}
+	event_unlock();
+	return ret;
+}
+
+/* The lines of @only (NULL: every other type) into a malloc'd string. event_mutex held. */
+static long dyn_show_locked(const struct dyn_event_ops *only, char **textp)
+{
+	for (size_t cap = 4096; cap <= (16u << 20); cap *= 2) {
+		struct evt_seq s;
+		char *buf = malloc(cap);
+
+		if (!buf)
+			return -ENOMEM;
+		evt_seq_init(&s, buf, cap);
+		for (unsigned int i = 0; i < nr_dyn_types; i++)
+			if (!only || dyn_types[i] == only)
+				dyn_types[i]->show(&s);
+		if (!s.full) {
+			*textp = buf;
+			return (long)s.len;
+		}
+		free(buf);
+	}
+	return -ENOMEM;
+}
+
+long dyn_event_type_show(const char *type, char **textp)
+{
+	const struct dyn_event_ops *ops;
+	long ret = -ENODEV;
+
+	events_init();
+	event_lock();
+	ops = dyn_type_locked(type);
+	if (ops)
+		ret = dyn_show_locked(ops, textp);
+	event_unlock();
+	return ret;
+}
+
+int dyn_event_release_all(void)
+{
+	int ret = 0;
+
+	events_init();
+	event_lock();
+	for (unsigned int i = 0; i < nr_synth && !ret; i++)
+		if (synth_busy_locked(synth_list[i]))
+			ret = -EBUSY;
+	for (unsigned int i = 0; i < nr_dyn_types && !ret; i++)
+		ret = dyn_types[i]->release_all(true);
+	while (nr_synth && !ret)
+		ret = synth_destroy_locked(synth_list[0]);
+	for (unsigned int i = 0; i < nr_dyn_types && !ret; i++)
+		ret = dyn_types[i]->release_all(false);
+	event_unlock();
+	return ret;
+}
+
 int dynevent_run_command(const char *line)
 {
+	const char *p = skip_spaces(line);
 	int ret;
 
 	events_init();
 	event_lock();
-	if (line[0] == '-' || line[0] == '!')
-		ret = dyn_release_locked(line);
-	else
-		ret = dyn_create_locked(line);
+	if (p[0] == '!' || (p[0] == 's' && p[1] == ':') || p[0] == '\0')
+		ret = p[0] == '!' ? dyn_release_locked(p) : dyn_create_locked(p);
+	else if (p[0] == '-') {
+		ret = dyn_release_locked(p);
+		if (ret == -ENOENT && nr_dyn_types)
+			ret = dyn_other_locked(NULL, p);
+	} else {
+		ret = dyn_other_locked(NULL, p);
+	}
 	event_unlock();
 	return ret;
 }
@@ -944,6 +1121,22 @@ long synth_show(bool dyn, char **textp)
 						j == se->n_fields - 1 ? "" : "; ");
 		len += (size_t)snprintf(out + (len < cap ? len : cap), len < cap ? cap - len : 0,
 					"\n");
+	}
+	if (dyn && nr_dyn_types && len < cap) {
+		char *more = NULL, *joined;
+		long n = dyn_show_locked(NULL, &more);
+
+		if (n < 0 || !(joined = realloc(out, len + (size_t)n + 1))) {
+			free(more);
+			free(out);
+			event_unlock();
+			return n < 0 ? n : -ENOMEM;
+		}
+		out = joined;
+		memcpy(out + len, more, (size_t)n + 1);
+		len += (size_t)n;
+		cap = len + 1;
+		free(more);
 	}
 	event_unlock();
 	if (len >= cap) { /* cannot happen: cap counts every piece above */

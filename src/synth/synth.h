@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include <evtrace/events.h>
+#include <evtrace/seq.h>
 #include <evtrace/synth.h>
 
 #define SYNTH_SYSTEM	  EVT_SYNTH_SYSTEM
@@ -127,6 +128,49 @@ int synth_release_all(void);
 /* The text of `synthetic_events` (@dyn false) or `dynamic_events` (@dyn true) into
  * a malloc'd string (*@textp). Return: its length or -ENOMEM. */
 long synth_show(bool dyn, char **textp);
+
+/*
+ * struct dyn_event_ops - another kind of dynamic event (the kernel's
+ * dyn_event_operations), registered by the layer that implements it (probe
+ * events, src/probe/) with dyn_event_register(): `dynamic_events` offers each
+ * line that is not a synthetic event's to every registered type in turn, and
+ * the type's own file (`kprobe_events`) runs dyn_event_type_run().
+ * Every callback runs with event_mutex held and must not take it.
+ * @name:	 the type ("kprobe"), as dyn_event_type_run() names it
+ * @create:	 one definition line; -ECANCELED when the line is not of this type
+ *		 (the next type is tried), else 0 or -errno (errors logged by the type)
+ * @release:	 delete @event (of group @system, NULL: any); -ENOENT if none is its
+ * @release_all: delete every event of the type; with @dry_run only check:
+ *		 -EBUSY if one is in use (so `>` deletes all or none)
+ * @show:	 append the type's `dynamic_events` lines to @s
+ */
+struct dyn_event_ops {
+	const char *name;
+	int (*create)(const char *line);
+	int (*release)(const char *system, const char *event);
+	int (*release_all)(bool dry_run);
+	void (*show)(struct evt_seq *s);
+};
+
+/*
+ * dyn_event_register() - add a type (at most DYN_EVENT_TYPES_MAX; a type
+ * registered twice stays once). Context: takes event_mutex.
+ * Return: 0, -ENOSPC.
+ */
+#define DYN_EVENT_TYPES_MAX 4
+int dyn_event_register(const struct dyn_event_ops *ops);
+
+/*
+ * The file of one type (`kprobe_events`): run a line with that type only
+ * ("-:[GRP/]EVENT" deletes one of its events), `>` (release all of it), its
+ * text. -ENODEV when no such type is registered. Context: take event_mutex.
+ */
+int dyn_event_type_run(const char *type, const char *line);
+int dyn_event_type_release_all(const char *type);
+long dyn_event_type_show(const char *type, char **textp);
+
+/* `>` on dynamic_events: every dynamic event of every type, or none and -EBUSY. */
+int dyn_event_release_all(void);
 
 /* --- for synth/api.c ------------------------------------------------------------------- */
 

@@ -104,6 +104,12 @@ struct tfs_backend_ops {
 	/* set the error display (a copy of @text is kept until the next filter change) */
 	int (*event_filter_set_shown)(struct evt_instance *inst, const struct tb_event *ev,
 				      const char *text);
+	/*
+	 * Called once, before the tree keeps any state of an instance: @gone is to
+	 * run whenever an instance ends (rmdir or the API), before it is freed.
+	 * NULL: the backend's instances end through the tree only.
+	 */
+	void (*watch_destroy)(void (*gone)(struct evt_instance *inst));
 };
 
 extern const struct tfs_backend_ops tfs_backend_core;

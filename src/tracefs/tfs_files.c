@@ -44,32 +44,38 @@
 
 /* ---- per-instance state ----------------------------------------------------------------- */
 
-struct sys_state {
-	char *sys;
-	char *shown;		/* error display of the last write that no event took */
-	struct sys_state *next;
-};
-
 struct tfs_state {
 	struct evt_instance *inst;
 	struct error_log *elog;
-	struct sys_state *systems;
 	struct tfs_state *next;
 };
 
 /*
  * The list of states has its own lock: tfs_error_log() is called by layers
- * that do not hold tfs_lock. A state lives until its instance is removed
- * through the tree (state_drop(), under tfs_lock, which is also what every
- * user of a state's other fields holds).
+ * that do not hold tfs_lock. A state lives until its instance is destroyed,
+ * through the tree (rmdir, under tfs_lock, which is also what every user of
+ * a state's other fields holds) or the API (evt_instance_destroy() calls
+ * state_drop() through the backend's watch_destroy: using an instance
+ * through the tree while destroying it through the API is the caller's race).
  */
 static pthread_mutex_t states_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tfs_state *states;
+static pthread_once_t states_watch = PTHREAD_ONCE_INIT;
+
+static void state_drop(struct evt_instance *inst);
+
+/* A state (its error_log) ends with its instance, however it is destroyed. */
+static void states_watch_init(void)
+{
+	if (tfs_backend->watch_destroy)
+		tfs_backend->watch_destroy(state_drop);
+}
 
 static struct tfs_state *state_of(struct evt_instance *inst)
 {
 	struct tfs_state *st;
 
+	pthread_once(&states_watch, states_watch_init);
 	pthread_mutex_lock(&states_lock);
 	for (st = states; st; st = st->next)
 		if (st->inst == inst)
@@ -105,14 +111,6 @@ static void state_drop(struct evt_instance *inst)
 	pthread_mutex_unlock(&states_lock);
 	if (st) {
 		error_log_free(st->elog);
-		while (st->systems) {
-			struct sys_state *ss = st->systems;
-
-			st->systems = ss->next;
-			free(ss->sys);
-			free(ss->shown);
-			free(ss);
-		}
 		free(st);
 	}
 }
@@ -122,25 +120,6 @@ struct error_log *tfs_error_log(struct evt_instance *inst)
 	struct tfs_state *st = state_of(inst);
 
 	return st ? st->elog : NULL;
-}
-
-static struct sys_state *sys_state_of(struct tfs_state *st, const char *sys, bool create)
-{
-	struct sys_state *ss;
-
-	for (ss = st->systems; ss; ss = ss->next)
-		if (!strcmp(ss->sys, sys))
-			return ss;
-	if (!create)
-		return NULL;
-	ss = calloc(1, sizeof(*ss));
-	if (!ss || !(ss->sys = strdup(sys))) {
-		free(ss);
-		return NULL;
-	}
-	ss->next = st->systems;
-	st->systems = ss;
-	return ss;
 }
 
 /* ---- helpers ------------------------------------------------------------------------------ */
@@ -265,11 +244,21 @@ static int set_event_word(void *arg, char *word)
 	return ret ? 0 : -EINVAL;	/* nothing matched: the kernel's -EINVAL */
 }
 
+/*
+ * One word per write, as the kernel's ftrace_event_write(): the bytes it took
+ * are returned, and a writer that means the rest writes it again (echo and
+ * stdio do; unit/tracefs-diff asks the kernel).
+ */
 static ssize_t set_event_write(struct evt_tracefs_file *f, const char *buf, size_t len)
 {
-	int ret = tfs_for_each_word(buf, len, SET_EVENT_WORD_MAX, set_event_word, f);
+	char word[SET_EVENT_WORD_MAX + 1];
+	size_t used;
+	int ret;
 
-	return ret ? ret : (ssize_t)len;
+	ret = tfs_first_word(buf, len, SET_EVENT_WORD_MAX, word, &used);
+	if (!ret && word[0])
+		ret = set_event_word(f, word);
+	return ret ? ret : (ssize_t)used;
 }
 
 /* ---- set_event_pid ------------------------------------------------------------------------ */
@@ -491,7 +480,7 @@ static ssize_t event_filter_write(struct evt_tracefs_file *f, const char *buf, s
 		return -ENODEV;
 	if (!len)
 		return 0;	/* the kernel ignores an empty write */
-	expr = tfs_strdup_stripped(buf, len);
+	expr = tfs_strdup_filter(buf, len);
 	if (!expr)
 		return -ENOMEM;
 	ret = filter_apply(f->node.inst, ev, expr, &err);
@@ -518,19 +507,16 @@ static const char subsys_filter_msg[] =
 	"# Only events with the given fields will be affected.\n"
 	"# If no events are modified, an error message will be displayed here\n";
 
+/*
+ * As the kernel's create_system_filter(): a subsystem with events shows its
+ * default text whatever was written; the errors are the events' (their own
+ * `filter` files and error_log). Its error display is for a subsystem
+ * without events, which has no directory here.
+ */
 static int subsys_filter_show(struct evt_tracefs_file *f, struct tfs_seq *s)
 {
-	struct tfs_state *st = state_of(f->node.inst);
-	struct sys_state *ss;
-	int ret;
-
-	if (!st)
-		return -ENOMEM;
-	ret = tfs_seq_puts(s, subsys_filter_msg);
-	ss = sys_state_of(st, f->node.sys, false);
-	if (!ret && ss && ss->shown)
-		ret = tfs_seq_puts(s, ss->shown);
-	return ret;
+	(void)f;
+	return tfs_seq_puts(s, subsys_filter_msg);
 }
 
 struct subsys_arg {
@@ -556,8 +542,21 @@ static int subsys_one(void *arg, const struct tb_event *ev)
 		return 1;
 	}
 	if (ret) {
-		/* the event keeps its filter (events.rst 5.4; the kernel wipes it) */
+		/*
+		 * As the kernel's process_system_preds(): the event's `filter` shows
+		 * the subsystem error under the expression, and error_log has an
+		 * entry per event. The event keeps its filter (events.rst 5.4; the
+		 * kernel puts a disabled one in its place).
+		 */
+		struct filter_error serr = { 0 };
+		char *shown;
+
 		a->failed++;
+		filter_error_subsystem(&serr);
+		shown = filter_error_text(a->expr, &serr);
+		if (shown)
+			tb_event_filter_set_shown(a->inst, ev, shown);
+		free(shown);
 		error_log_add(a->st->elog, FILTER_LOC, SUBSYS_FILTER_ERR, a->expr, 0);
 	} else {
 		a->ok++;
@@ -569,29 +568,17 @@ static ssize_t subsys_filter_write(struct evt_tracefs_file *f, const char *buf, 
 {
 	struct tfs_state *st = state_of(f->node.inst);
 	struct subsys_arg a = { .inst = f->node.inst, .st = st, .sys = f->node.sys };
-	struct sys_state *ss;
 	char *expr;
 
 	if (!st)
 		return -ENOMEM;
 	if (!len)
 		return 0;
-	expr = tfs_strdup_stripped(buf, len);
+	expr = tfs_strdup_filter(buf, len);
 	if (!expr)
 		return -ENOMEM;
 	a.expr = expr;
 	tb_event_for_each(subsys_one, &a);
-	ss = sys_state_of(st, f->node.sys, true);
-	if (ss) {
-		free(ss->shown);
-		ss->shown = NULL;
-		if (!a.ok && a.failed) {
-			struct filter_error err = { 0 };
-
-			filter_error_subsystem(&err);
-			ss->shown = filter_error_text(expr, &err);
-		}
-	}
 	free(expr);
 	/* as the kernel: success even when some (or every) event kept its old filter */
 	return a.ret ? a.ret : (ssize_t)len;
@@ -1306,6 +1293,49 @@ static int synth_events_open(struct evt_tracefs_file *f)
 	return 0;
 }
 
+static int dyn_events_open(struct evt_tracefs_file *f)
+{
+	/* `>`: every dynamic event of every type goes, or none and -EBUSY */
+	if ((f->flags & EVT_TRACEFS_TRUNC) && (f->flags & EVT_TRACEFS_WRITE))
+		return dyn_event_release_all();
+	return 0;
+}
+
+/* kprobe_events: the lines of the probe type only (registered by src/probe/). */
+static int kprobe_events_open(struct evt_tracefs_file *f)
+{
+	if ((f->flags & EVT_TRACEFS_TRUNC) && (f->flags & EVT_TRACEFS_WRITE))
+		return dyn_event_type_release_all("kprobe");
+	return 0;
+}
+
+static int kprobe_events_show(struct evt_tracefs_file *f, struct tfs_seq *s)
+{
+	char *text = NULL;
+	long n = dyn_event_type_show("kprobe", &text);
+	int ret;
+
+	(void)f;
+	if (n == -ENODEV)
+		return 0; /* no probe layer in this program: an empty file */
+	if (n < 0)
+		return (int)n;
+	ret = tfs_seq_write(s, text, (size_t)n);
+	free(text);
+	return ret < 0 ? ret : 0;
+}
+
+static int kprobe_run(const char *line)
+{
+	return dyn_event_type_run("kprobe", line);
+}
+
+static ssize_t kprobe_events_write(struct evt_tracefs_file *f, const char *buf, size_t len)
+{
+	(void)f;
+	return synth_parse_run(buf, len, kprobe_run);
+}
+
 static int synth_events_show_common(struct tfs_seq *s, bool dyn)
 {
 	char *text = NULL;
@@ -1352,10 +1382,19 @@ static const struct tfs_ops synthetic_events_ops = {
 	.max_write = 1u << 20,
 	.visible = top_only,
 };
+static const struct tfs_ops kprobe_events_ops = {
+	.name = "kprobe_events",
+	.mode = TFS_MODE_RW,
+	.open = kprobe_events_open,
+	.show = kprobe_events_show,
+	.write = kprobe_events_write,
+	.max_write = 1u << 20,
+	.visible = top_only,
+};
 static const struct tfs_ops dynamic_events_ops = {
 	.name = "dynamic_events",
 	.mode = TFS_MODE_RW,
-	.open = synth_events_open,
+	.open = dyn_events_open,
 	.show = dynamic_events_show,
 	.write = dynamic_events_write,
 	.max_write = 1u << 20,
@@ -1382,6 +1421,7 @@ static const struct tfs_ops *const root_children[] = {
 	&error_log_ops,
 	&events_dir_ops,
 	&instances_ops,
+	&kprobe_events_ops,
 	&per_cpu_ops,
 	&saved_cmdlines_top_ops,
 	&set_event_ops,

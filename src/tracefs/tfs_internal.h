@@ -166,11 +166,25 @@ bool tfs_event_spec_match(const struct tfs_event_spec *spec, const char *sys, co
  * words; call @fn on each (NUL-terminated copy, at most @max_word bytes:
  * longer is -EINVAL). Stops at the first error @fn returns.
  */
+/*
+ * The first whitespace-separated word of @buf (@len bytes), as the kernel's
+ * trace_get_user() reads one per write: leading white space skipped, the
+ * word, and the one white space character after it when there is one; *@used
+ * is the bytes taken. @word (@max_word + 1 bytes) gets it NUL-terminated ("":
+ * only white space). Return: 0, or -EINVAL when the word is longer than @max_word.
+ */
+int tfs_first_word(const char *buf, size_t len, size_t max_word, char *word, size_t *used);
 int tfs_for_each_word(const char *buf, size_t len, size_t max_word,
 		      int (*fn)(void *arg, char *word), void *arg);
 
 /* Strip leading and trailing whitespace of a write into a NUL-terminated copy. */
 char *tfs_strdup_stripped(const char *buf, size_t len);
+/*
+ * The text of a `filter` write, as the kernel's apply_event_filter() sees it:
+ * the trailing white space stripped, the leading kept (the text reads back as
+ * written, carets count it), and "0" with white space around it as "0".
+ */
+char *tfs_strdup_filter(const char *buf, size_t len);
 
 /* "0\n"/"1\n" style numbers as kstrtoul: decimal (or 0x hex), one trailing '\n'. */
 int tfs_parse_ulong(const char *buf, size_t len, unsigned long *val);

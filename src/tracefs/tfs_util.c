@@ -143,6 +143,25 @@ bool tfs_event_spec_match(const struct tfs_event_spec *spec, const char *sys, co
 	return true;
 }
 
+int tfs_first_word(const char *buf, size_t len, size_t max_word, char *word, size_t *used)
+{
+	size_t i = 0, start, n;
+
+	while (i < len && (isspace((unsigned char)buf[i]) || !buf[i]))
+		i++;
+	start = i;
+	while (i < len && !isspace((unsigned char)buf[i]) && buf[i])
+		i++;
+	n = i - start;
+	if (n > max_word)
+		return -EINVAL;
+	memcpy(word, buf + start, n);
+	word[n] = '\0';
+	/* the separator that ended the word is taken with it */
+	*used = n && i < len ? i + 1 : i;
+	return 0;
+}
+
 int tfs_for_each_word(const char *buf, size_t len, size_t max_word,
 		      int (*fn)(void *arg, char *word), void *arg)
 {
@@ -188,6 +207,33 @@ char *tfs_strdup_stripped(const char *buf, size_t len)
 	memcpy(s, buf, len);
 	s[len] = '\0';
 	/* the text stops at an embedded NUL, as a C string copied from user space would */
+	return s;
+}
+
+char *tfs_strdup_filter(const char *buf, size_t len)
+{
+	const char *start;
+	size_t n;
+	char *s;
+
+	/* a C string, as the kernel's copy of it: up to an embedded NUL */
+	n = strnlen(buf, len);
+	/* strstrip(): the trailing white space goes in place */
+	while (n && isspace((unsigned char)buf[n - 1]))
+		n--;
+	start = buf;
+	while (start < buf + n && isspace((unsigned char)*start))
+		start++;
+	/* "0" is tested without the leading white space; any other text keeps it */
+	if (buf + n - start == 1 && *start == '0') {
+		buf = start;
+		n = 1;
+	}
+	s = malloc(n + 1);
+	if (!s)
+		return NULL;
+	memcpy(s, buf, n);
+	s[n] = '\0';
 	return s;
 }
 

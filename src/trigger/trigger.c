@@ -406,11 +406,18 @@ static int apply_locked(struct trace_event_file *file, const char *cmd, struct f
 			p += 2;
 			while (is_space(*p))
 				p++;
+			/* "if" and nothing after it: -EINVAL and no error_log entry
+			 * (the kernel's set_trigger_filter()) */
+			if (!*p) {
+				ret = -EINVAL;
+				goto out;
+			}
 			memset(ferr, 0, sizeof(*ferr));
 			ret = filter_compile(ev->fields, ev->nr_fields, p, &td->filter, ferr);
 			if (ret) {
+				/* the compiler's errno, as the kernel's create_event_filter()
+				 * gives it back ("Too many '('": -ENOENT) */
 				*has_ferr = true;
-				ret = -EINVAL; /* the kernel's trigger write says EINVAL */
 				goto out;
 			}
 		}

@@ -451,6 +451,30 @@ static __attribute__((unused)) ssize_t fake_echo(struct evt_instance *in, const 
 	return evt_tracefs_write(in, path, text, strlen(text), flags);
 }
 
+/* The shell's echo: one open, write(2) again after a short count (set_event
+ * takes one word per write, as the kernel's). Bytes written or -errno. */
+static __attribute__((unused)) ssize_t fake_echo_sh(struct evt_instance *in, const char *text,
+						    unsigned int flags, const char *path)
+{
+	size_t len = strlen(text), done = 0;
+	struct evt_tracefs_file *f;
+	ssize_t n;
+	int r;
+
+	r = evt_tracefs_open(in, path, EVT_TRACEFS_WRITE | flags, &f);
+	if (r)
+		return r;
+	n = 0;
+	while (done < len) {
+		n = evt_tracefs_file_write(f, text + done, len - done);
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	evt_tracefs_close(f);
+	return n < 0 ? n : (ssize_t)done;
+}
+
 #define GT EVT_TRACEFS_TRUNC
 #define GGT EVT_TRACEFS_APPEND
 

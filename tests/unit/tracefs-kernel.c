@@ -88,7 +88,7 @@ static int failures;
 static void same(const char *file, const char *text, unsigned int flags)
 {
 	ssize_t k = kwrite(file, text, flags);
-	ssize_t o = fake_echo(NULL, text, flags, file);
+	ssize_t o = fake_echo_sh(NULL, text, flags, file);
 
 	if (k != o) {
 		fprintf(stderr, "write '%s' %s %s: kernel %zd, ours %zd\n", text,

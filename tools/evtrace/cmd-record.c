@@ -57,6 +57,7 @@
 #include "control/ctl_client.h"
 #include "evtrace-cmd.h"
 #include "evtrace-journal.h"
+#include "evtrace-net.h"
 #include "evtrace-rectime.h"
 #include "session-dir.h"
 
@@ -143,6 +144,8 @@ struct rec {
 	bool tree;   /* -- CMD: every process of its tree that serves a socket */
 	bool stats, quiet;
 	bool date; /* --date: the file gets a DATE option (record-time.c) */
+	const char *net;  /* -N HOST:PORT: the file is sent to trace-cmd listen (record-net.c) */
+	bool net_failed;
 	struct rec_src **src;
 	int nsrc, srccap;
 	struct rec_src *first; /* the first source set up: page size, clock */
@@ -186,6 +189,8 @@ static void rec_usage(FILE *f)
 		"  -o, --output FILE     the file (default trace.dat)\n"
 		"  -p, --pid PID         attach to a running process (repeatable: one file, the\n"
 		"                        processes merged by time stamp)\n"
+		"  -N HOST:PORT          then send the file to trace-cmd listen -p PORT there\n"
+		"                        (-o names the local copy, kept whatever happens)\n"
 		"  --date                put the CLOCK_REALTIME offset in the file (DATE option,\n"
 		"                        as trace-cmd record --date): files of several hosts merge\n"
 		"  --stats               the final status line also when stderr is no terminal\n"
@@ -1634,15 +1639,24 @@ static int rec_end(struct rec *r, int ret)
 			  strerror(-r->j.err),
 			  r->j.err == -ENOSPC ? " (its file system is full)" : "",
 			  (unsigned long long)r->records);
-	if (rec_convert(r, &sum))
+	if (rec_convert(r, &sum)) {
+		rj_summary_free(&sum);
 		return 1;
+	}
+	if (r->net) {
+		struct cmd_net_file nf = { r->output, sum.meta_len, sum.data_at, sum.cpu_bytes,
+					   (int)sum.cpus, sum.page_size };
+
+		r->net_failed = cmd_net_send(r->net, &nf) != 0; /* the local file stays */
+	}
+	rj_summary_free(&sum);
 	rec_unmatched(r);
 	if (!r->quiet)
 		fprintf(stderr,
 			"evtrace: %s: %s: %llu events of %d process%s on %u CPUs, %llu lost\n",
 			verb, r->output, (unsigned long long)sum.records, sum.in_file,
 			sum.in_file > 1 ? "es" : "", sum.cpus, (unsigned long long)losses(r));
-	return ret || r->j.err || r->fault ? 1 : 0;
+	return ret || r->j.err || r->fault || r->net_failed ? 1 : 0;
 }
 
 /* @r and what it holds; the command waited for; the session directory removed. */
@@ -1701,12 +1715,13 @@ static int rec_parse(struct rec *r, int argc, char **argv)
 		{ "stats", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "date", no_argument, NULL, 'D' },
+		{ "net", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+e:f:T:o:p:qh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+e:f:T:o:p:qhN:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (r->nev == REC_MAX_EVENTS) {
@@ -1757,6 +1772,9 @@ static int rec_parse(struct rec *r, int argc, char **argv)
 			break;
 		case 'D':
 			r->date = true;
+			break;
+		case 'N':
+			r->net = optarg;
 			break;
 		case 'h':
 			rec_usage(stdout);

@@ -28,7 +28,7 @@ static void rc_usage(FILE *f)
 /* One file. Return: 0, or 1 (said). */
 static int recover_one(const char *path, bool quiet)
 {
-	struct rj_summary sum;
+	struct rj_summary sum = { 0 };
 	char err[300];
 	int fd, j;
 
@@ -56,9 +56,11 @@ static int recover_one(const char *path, bool quiet)
 	}
 	close(fd);
 	if (rj_convert_in_place(path, &sum, err, sizeof(err))) {
+		rj_summary_free(&sum);
 		cmd_error("recover: %s: %s", path, err);
 		return 1;
 	}
+	rj_summary_free(&sum);
 	if (!quiet)
 		fprintf(stderr,
 			"evtrace: recover: %s: %llu events in %llu pages of %d process%s on %u "

@@ -36,7 +36,7 @@ int cmd_write(int argc, char **argv)
 	bool newline = true;
 	struct ctl_client *c;
 	char err[8192], *data;
-	size_t len = 0, size = 1;
+	size_t len = 0, size = 1, done = 0;
 	pid_t pid = 0;
 	ssize_t n;
 	int opt;
@@ -85,7 +85,14 @@ int cmd_write(int argc, char **argv)
 		free(data);
 		return 1;
 	}
-	n = ctl_write(c, argv[optind], data, len, flags, err, sizeof(err));
+	/* As the shell's echo: a short write (set_event takes one word per write(2),
+	 * as the kernel's) is followed by another of the rest, without truncating. */
+	do {
+		n = ctl_write(c, argv[optind], data + done, len - done,
+			      done ? flags & ~(unsigned int)CTL_WF_TRUNC : flags, err, sizeof(err));
+		if (n > 0)
+			done += (size_t)n;
+	} while (n > 0 && done < len);
 	ctl_close(c);
 	free(data);
 	if (n < 0) {

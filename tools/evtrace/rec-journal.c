@@ -802,7 +802,11 @@ static int write_tracedat(struct jfile *jf, int outfd, char *err, size_t errlen)
 		d.nr_cpus = 1;
 		d.clock = "local";
 		d.cpu_bytes = &empty;
+		d.meta_len = &jf->sum->meta_len;
 		ret = tracedat_header(&d, &hdr, &hlen);
+		sizes = ret ? NULL : calloc(1, sizeof(*sizes));
+		if (!ret && !sizes)
+			ret = -ENOMEM;
 		goto write;
 	}
 	ret = merge_formats(jf, &t);
@@ -832,10 +836,17 @@ static int write_tracedat(struct jfile *jf, int outfd, char *err, size_t errlen)
 		d.cmdlines_len = clen;
 		d.cpu_bytes = sizes;
 		d.date = first->date;
+		d.meta_len = &jf->sum->meta_len;
 		ret = tracedat_header(&d, &hdr, &hlen);
 	}
 write:
 	jf->sum->cpus = ret ? 0 : (unsigned int)d.nr_cpus;
+	jf->sum->data_at = hlen;
+	jf->sum->page_size = jf->page_size;
+	if (!ret) {
+		jf->sum->cpu_bytes = sizes; /* the summary's now */
+		sizes = NULL;
+	}
 	for (unsigned int k = 0; k < jf->nsrc; k++)
 		jf->sum->in_file += jf->src[k].in_file;
 	if (!ret && cmd_write_all(outfd, hdr, hlen) < 0)
@@ -855,6 +866,12 @@ write:
 	return ret;
 }
 
+void rj_summary_free(struct rj_summary *sum)
+{
+	free(sum->cpu_bytes);
+	sum->cpu_bytes = NULL;
+}
+
 int rj_convert(int jfd, int outfd, struct rj_summary *sum, char *err, size_t errlen)
 {
 	struct rj_summary dummy;
@@ -868,6 +885,8 @@ int rj_convert(int jfd, int outfd, struct rj_summary *sum, char *err, size_t err
 	if (!ret)
 		ret = write_tracedat(&jf, outfd, err, errlen);
 	jfile_free(&jf);
+	if (ret || !sum)
+		rj_summary_free(jf.sum);
 	if (ret && !err[0])
 		snprintf(err, errlen, "%s", strerror(-ret));
 	return ret;

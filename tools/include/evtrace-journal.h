@@ -80,7 +80,15 @@ struct rj_summary {
 	int sources;		/* processes in the journal */
 	int in_file;		/* processes with pages */
 	unsigned int cpus;	/* CPUs of the trace.dat */
+	/* where the trace.dat's parts lie, for `record -N` (struct cmd_net_file) */
+	size_t meta_len;	/* bytes of metadata before the CPU count */
+	uint64_t data_at;	/* the first CPU's pages */
+	uint64_t *cpu_bytes;	/* per CPU (@cpus of them): owned, rj_summary_free() */
+	unsigned int page_size;
 };
+
+/** rj_summary_free() - what rj_convert() allocated in @sum (cpu_bytes). */
+void rj_summary_free(struct rj_summary *sum);
 
 /** rj_is_journal() - does the file open at @fd start with RJ_MAGIC? 1, 0, or -errno. */
 int rj_is_journal(int fd);

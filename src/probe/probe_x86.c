@@ -1,0 +1,906 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * probe/probe_x86.c - the probe mechanism on x86-64 (docs/probes.md).
+ *
+ * A probe site is a 5-byte `jmp rel32` written over the instruction(s) at
+ * the probed address, into a trampoline page mapped within +-2 GiB of it:
+ *
+ *   entry:  lea -128(%rsp),%rsp          skip the red zone (probes inside leaf code)
+ *           pushfq; push 15 GPRs; 16 x movdqu %xmmN -> struct probe_regs
+ *           mov %rsp,%rsi; movabs $site,%rdi; align %rsp; call probe_site_entry
+ *           restore xmm, GPRs, flags; lea 128(%rsp),%rsp
+ *   skip:   the displaced instructions, relocated (RIP-relative displacements and
+ *           relative branches re-aimed; nops dropped)
+ *           jmp back to the first byte after the patched range
+ *
+ * Cross-modification, as the kernel's text_poke_bp(): an int3 on the first
+ * byte, a sync of every CPU running the process (membarrier SYNC_CORE where
+ * the kernel has it; the mprotect() round trip around each write also
+ * flushes every CPU's TLB through an IPI, which serializes it), the other
+ * four bytes, a sync, then the first byte. A thread that hits the int3
+ * meanwhile takes a SIGTRAP: our handler (chained to the program's own)
+ * sends it to the trampoline (to `skip` during a removal, or after one).
+ *
+ * Refused: an instruction the decoder does not know, jrcxz/loop/xbegin
+ * (rel8 only, or state we cannot move), a call that is not the last
+ * displaced instruction (its callee would return into the patched bytes),
+ * a probe point that is not an instruction boundary of a linear decode of
+ * the function, a function too short for 5 bytes, and a relative jump of
+ * the function aimed inside the patched range. Not detected: indirect
+ * jumps (switch tables) aimed inside the range, and a thread preempted
+ * between two of the displaced instructions while the bytes change (the
+ * kernel's optprobes wait for such tasks; docs/probes.md).
+ *
+ * Sites and trampolines are never freed (a thread may still be inside a
+ * trampoline, or get the SIGTRAP of an int3 long gone): a removed probe
+ * costs one page. Everything here runs under event_mutex but the SIGTRAP
+ * handler and probe_site_entry(), which run in the traced threads.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "compat/atomic.h"
+#include "compat/compiler.h"
+#include "compat/urcu.h"
+#include "probe/probe.h"
+
+/* The per-thread re-entry guard: a hit inside a handler (or a signal handler
+ * interrupting one) is missed, never nested. Only this thread touches it. */
+static __thread unsigned char probe_nest;
+
+bool probe_enter(void)
+{
+	if (probe_nest)
+		return false;
+	probe_nest = 1;
+	signal_fence(); /* the flag is set before the handler's body, for a signal handler */
+	return true;
+}
+
+void probe_leave(void)
+{
+	signal_fence(); /* the handler's body is done before the flag clears */
+	probe_nest = 0;
+}
+
+#if defined(__x86_64__) && defined(EVT_HAVE_ZYDIS)
+
+#include <Zydis/Zydis.h>
+
+#define JMP_LEN	   5
+#define TRAMP_SIZE 4096
+#define SITES_MAX  4096
+#define FUNC_SCAN_MAX (64u << 10) /* bytes of a function decoded for jumps into the range */
+
+struct probe_site {
+	uint64_t addr;		 /* the patched bytes */
+	unsigned int len;	 /* how many (>= 5) */
+	uint8_t saved[32];	 /* the original bytes */
+	uint8_t *tramp;		 /* the trampoline page */
+	uint64_t skip;		 /* its `skip` entry */
+	struct probe *probe;	 /* NULL once removed (RCU: the handler's read) */
+	probe_handler_t handler;
+	uint8_t removing;	 /* the SIGTRAP handler's choice of entry */
+};
+
+/* Every site ever installed, for the SIGTRAP handler: published with a release store of
+ * nr_sites after the entry is complete; never removed. */
+static struct probe_site *sites[SITES_MAX];
+static unsigned int nr_sites;
+
+static struct sigaction old_trap;
+static bool trap_installed;
+
+bool probe_supported(void)
+{
+	return true;
+}
+
+uint64_t probe_site_addr(const struct probe_site *site)
+{
+	return site->addr;
+}
+
+const uint8_t *probe_site_saved(const struct probe_site *site, size_t *len)
+{
+	*len = site->len;
+	return site->saved;
+}
+
+/* --- the hit ------------------------------------------------------------------------------ */
+
+/* Called by every entry trampoline (never inlined: the trampoline calls it by address). */
+static void __attribute__((noinline, used)) probe_site_entry(struct probe_site *site,
+							    struct probe_regs *regs)
+{
+	struct probe_ctx ctx;
+	struct probe *p;
+
+	if (!probe_enter())
+		return;
+	rcu_lock();
+	p = rcu_deref(site->probe); /* pairs with rcu_publish() in install/remove */
+	if (p) {
+		ctx.regs = regs;
+		ctx.sp = (uint64_t)(uintptr_t)(regs + 1) + 128;
+		ctx.ip = site->addr;
+		ctx.retval = 0;
+		ctx.is_return = false;
+		site->handler(p, &ctx);
+	}
+	rcu_unlock();
+	probe_leave();
+}
+
+static void trap_handler(int sig, siginfo_t *info, void *ucp)
+{
+	ucontext_t *uc = ucp;
+	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
+	/* Acquire: the entries below nr_sites are complete (pairs with the release in install). */
+	unsigned int n = ld_acquire(&nr_sites);
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct probe_site *s = sites[i];
+
+		if (s->addr == rip) {
+			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(ld_relaxed(&s->removing) ?
+						 s->skip : (uint64_t)(uintptr_t)s->tramp);
+			return;
+		}
+	}
+	/* not ours: the program's handler, or what it would have had */
+	if (old_trap.sa_flags & SA_SIGINFO) {
+		old_trap.sa_sigaction(sig, info, ucp);
+	} else if (old_trap.sa_handler == SIG_IGN) {
+		return;
+	} else if (old_trap.sa_handler == SIG_DFL) {
+		signal(SIGTRAP, SIG_DFL);
+		raise(SIGTRAP);
+	} else {
+		old_trap.sa_handler(sig);
+	}
+}
+
+static int trap_install(void)
+{
+	struct sigaction sa;
+
+	if (trap_installed)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = trap_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGTRAP, &sa, &old_trap))
+		return -EPERM;
+	trap_installed = true;
+	return 0;
+}
+
+/* --- writing code --------------------------------------------------------------------------- */
+
+/* The protection of the mapping that holds @addr (from /proc/self/maps); -1 if unmapped. */
+static int prot_of(uint64_t addr)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	unsigned long lo, hi;
+	char perms[8];
+	int prot = -1;
+
+	if (!f)
+		return PROT_READ | PROT_EXEC;
+	while (fscanf(f, "%lx-%lx %7s %*[^\n]", &lo, &hi, perms) == 3) {
+		if (addr >= lo && addr < hi) {
+			prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+			       (perms[2] == 'x' ? PROT_EXEC : 0);
+			break;
+		}
+	}
+	fclose(f);
+	return prot;
+}
+
+static void sync_cores(void)
+{
+	static int registered; /* event_mutex */
+
+	if (!registered)
+		registered = syscall(SYS_membarrier, 1 << 6 /* REGISTER_PRIVATE_EXPEDITED_SYNC_CORE */,
+				     0, 0) == 0 ? 1 : -1;
+	if (registered > 0)
+		syscall(SYS_membarrier, 1 << 5 /* PRIVATE_EXPEDITED_SYNC_CORE */, 0, 0);
+}
+
+/* Write @n bytes at @addr of mapped code (in one page or two), then sync every core. */
+static int text_poke(uint64_t addr, const uint8_t *bytes, size_t n)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint64_t lo = addr & ~(uint64_t)(pg - 1);
+	uint64_t hi = (addr + n + (uint64_t)pg - 1) & ~(uint64_t)(pg - 1);
+	int prot = prot_of(addr), prot2 = prot_of(addr + n - 1);
+
+	if (prot < 0 || prot2 < 0)
+		return -EFAULT;
+	if (mprotect((void *)(uintptr_t)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC))
+		return -EPERM;
+	for (size_t i = 0; i < n; i++) /* byte stores: the first byte's is the one that matters */
+		st_relaxed((uint8_t *)(uintptr_t)(addr + i), bytes[i]);
+	mprotect((void *)(uintptr_t)lo, hi - lo, prot | prot2);
+	sync_cores();
+	return 0;
+}
+
+/* text_poke_bp(): int3, the tail, the head, a sync between each. */
+static int text_poke_bp(uint64_t addr, const uint8_t *bytes, size_t n)
+{
+	static const uint8_t int3 = 0xcc;
+	int ret = text_poke(addr, &int3, 1);
+
+	if (!ret && n > 1)
+		ret = text_poke(addr + 1, bytes + 1, n - 1);
+	if (!ret)
+		ret = text_poke(addr, bytes, 1);
+	return ret;
+}
+
+/* --- the trampoline ------------------------------------------------------------------------ */
+
+/* A page within +-2 GiB of @near (RW, for writing), or NULL. */
+static uint8_t *tramp_alloc(uint64_t near)
+{
+	const uint64_t step = 1u << 20, reach = (1ull << 31) - (4u << 20);
+
+	for (uint64_t d = step; d < reach; d += step) {
+		for (int dir = -1; dir <= 1; dir += 2) {
+			uint64_t hint = (dir < 0 ? near - d : near + d) & ~(uint64_t)0xffff;
+			void *p;
+
+			if ((dir < 0 && d > near) || hint < 0x10000)
+				continue;
+			p = mmap((void *)(uintptr_t)hint, TRAMP_SIZE, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (p == MAP_FAILED)
+				continue;
+			if ((uint64_t)(uintptr_t)p != hint) { /* a kernel without NOREPLACE */
+				munmap(p, TRAMP_SIZE);
+				continue;
+			}
+			return p;
+		}
+	}
+	return NULL;
+}
+
+struct emit {
+	uint8_t *buf;
+	size_t len;
+	uint64_t at; /* the address buf[0] will run at */
+};
+
+static void put(struct emit *e, const void *b, size_t n)
+{
+	if (e->len + n <= TRAMP_SIZE)
+		memcpy(e->buf + e->len, b, n);
+	e->len += n;
+}
+
+static void put8(struct emit *e, uint8_t b)
+{
+	put(e, &b, 1);
+}
+
+static void put32(struct emit *e, uint32_t v)
+{
+	put(e, &v, 4);
+}
+
+static void put64(struct emit *e, uint64_t v)
+{
+	put(e, &v, 8);
+}
+
+static bool rel32_ok(int64_t d)
+{
+	return d >= INT32_MIN && d <= INT32_MAX;
+}
+
+/* jmp rel32 from here to @target. */
+static int put_jmp(struct emit *e, uint64_t target)
+{
+	int64_t d = (int64_t)(target - (e->at + e->len + 5));
+
+	if (!rel32_ok(d))
+		return -EINVAL;
+	put8(e, 0xe9);
+	put32(e, (uint32_t)d);
+	return 0;
+}
+
+/* movdqu between %xmmN and N*16(%rsp): @store true saves. */
+static void put_xmm(struct emit *e, unsigned int n, bool store)
+{
+	put8(e, 0xf3);
+	if (n >= 8)
+		put8(e, 0x44);
+	put8(e, 0x0f);
+	put8(e, store ? 0x7f : 0x6f);
+	put8(e, (uint8_t)(0x84 | ((n & 7) << 3))); /* disp32(%rsp) through a SIB */
+	put8(e, 0x24);
+	put32(e, n * 16);
+}
+
+/* Save everything into a struct probe_regs, call @fn(@arg, regs), restore. */
+static void put_save_call(struct emit *e, uint64_t fn, uint64_t arg)
+{
+	static const uint8_t lea_down[] = { 0x48, 0x8d, 0x64, 0x24, 0x80 };
+	static const uint8_t push[] = { 0x9c, 0x50, 0x51, 0x52, 0x53, 0x55, 0x56, 0x57,
+					0x41, 0x50, 0x41, 0x51, 0x41, 0x52, 0x41, 0x53,
+					0x41, 0x54, 0x41, 0x55, 0x41, 0x56, 0x41, 0x57 };
+	static const uint8_t pop[] = { 0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c,
+				       0x41, 0x5b, 0x41, 0x5a, 0x41, 0x59, 0x41, 0x58,
+				       0x5f, 0x5e, 0x5d, 0x5b, 0x5a, 0x59, 0x58, 0x9d };
+	static const uint8_t sub256[] = { 0x48, 0x81, 0xec, 0x00, 0x01, 0x00, 0x00 };
+	static const uint8_t add256[] = { 0x48, 0x81, 0xc4, 0x00, 0x01, 0x00, 0x00 };
+	static const uint8_t call_pre[] = {
+		0x48, 0x89, 0xe6,	/* mov %rsp,%rsi */
+		0x48, 0x89, 0xe3,	/* mov %rsp,%rbx */
+		0x48, 0x83, 0xe4, 0xf0, /* and $-16,%rsp */
+	};
+	static const uint8_t call_post[] = {
+		0xff, 0xd0,		/* call *%rax */
+		0x48, 0x89, 0xdc,	/* mov %rbx,%rsp */
+	};
+	static const uint8_t lea_up[] = { 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00 };
+
+	put(e, lea_down, sizeof(lea_down));
+	put(e, push, sizeof(push));
+	put(e, sub256, sizeof(sub256));
+	for (unsigned int i = 0; i < 16; i++)
+		put_xmm(e, i, true);
+	put(e, call_pre, sizeof(call_pre));
+	put8(e, 0x48); /* movabs $arg,%rdi */
+	put8(e, 0xbf);
+	put64(e, arg);
+	put8(e, 0x48); /* movabs $fn,%rax */
+	put8(e, 0xb8);
+	put64(e, fn);
+	put(e, call_post, sizeof(call_post));
+	for (unsigned int i = 0; i < 16; i++)
+		put_xmm(e, i, false);
+	put(e, add256, sizeof(add256));
+	put(e, pop, sizeof(pop));
+	put(e, lea_up, sizeof(lea_up));
+}
+
+static void decoder(ZydisDecoder *d)
+{
+	ZydisDecoderInit(d, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+}
+
+static bool is_rip_relative(const ZydisDecodedInstruction *in)
+{
+	return (in->attributes & ZYDIS_ATTRIB_HAS_MODRM) && in->raw.modrm.mod == 0 &&
+	       in->raw.modrm.rm == 5 && in->raw.disp.size == 32;
+}
+
+/*
+ * Copy one displaced instruction @in (@code, run at @from) into @e, re-aimed.
+ * @last: it is the last one (a call may only be that).
+ */
+static int relocate(struct emit *e, const ZydisDecodedInstruction *in, const uint8_t *code,
+		    uint64_t from, bool last, const char **why)
+{
+	uint64_t next = from + in->length;
+
+	if (in->mnemonic == ZYDIS_MNEMONIC_NOP)
+		return 0;
+	if (in->meta.category == ZYDIS_CATEGORY_CALL && in->raw.imm[0].is_relative) {
+		uint64_t target = next + (uint64_t)in->raw.imm[0].value.s;
+		static const uint8_t lea8[] = { 0x48, 0x8d, 0x64, 0x24, 0xf8 };
+
+		if (!last) {
+			*why = "a call that is not the last displaced instruction";
+			return -EINVAL;
+		}
+		/* push the original return address (lea and movs leave the flags alone) */
+		put(e, lea8, sizeof(lea8));
+		put8(e, 0xc7), put8(e, 0x04), put8(e, 0x24), put32(e, (uint32_t)next);
+		put8(e, 0xc7), put8(e, 0x44), put8(e, 0x24), put8(e, 0x04);
+		put32(e, (uint32_t)(next >> 32));
+		return put_jmp(e, target);
+	}
+	if (in->raw.imm[0].is_relative) {
+		uint64_t target = next + (uint64_t)in->raw.imm[0].value.s;
+
+		if (in->meta.category == ZYDIS_CATEGORY_UNCOND_BR)
+			return put_jmp(e, target);
+		if (in->meta.category == ZYDIS_CATEGORY_COND_BR &&
+		    in->mnemonic != ZYDIS_MNEMONIC_JRCXZ && in->mnemonic != ZYDIS_MNEMONIC_JECXZ &&
+		    in->mnemonic != ZYDIS_MNEMONIC_LOOP && in->mnemonic != ZYDIS_MNEMONIC_LOOPE &&
+		    in->mnemonic != ZYDIS_MNEMONIC_LOOPNE) {
+			int64_t d = (int64_t)(target - (e->at + e->len + 6));
+
+			if (!rel32_ok(d))
+				return -EINVAL;
+			put8(e, 0x0f);
+			put8(e, (uint8_t)(0x80 | (in->opcode & 0x0f)));
+			put32(e, (uint32_t)d);
+			return 0;
+		}
+		*why = "a relative branch that cannot be relocated (jrcxz, loop, xbegin)";
+		return -EINVAL;
+	}
+	if (is_rip_relative(in)) {
+		uint8_t copy[ZYDIS_MAX_INSTRUCTION_LENGTH];
+		int64_t disp = in->raw.disp.value + (int64_t)(from - (e->at + e->len));
+		int32_t d32 = (int32_t)disp;
+
+		if (!rel32_ok(disp)) {
+			*why = "a RIP-relative operand out of reach of the trampoline";
+			return -EINVAL;
+		}
+		memcpy(copy, code, in->length);
+		memcpy(copy + in->raw.disp.offset, &d32, 4);
+		put(e, copy, in->length);
+		return 0;
+	}
+	if (in->attributes & ZYDIS_ATTRIB_IS_RELATIVE) {
+		*why = "an instruction relative to its address that cannot be relocated";
+		return -EINVAL;
+	}
+	put(e, code, in->length);
+	return 0;
+}
+
+/*
+ * Decode the function linearly: @addr must be an instruction boundary and no
+ * relative branch may land in (@addr, @addr + @len).
+ */
+static int check_function(uint64_t func, uint64_t size, uint64_t addr, unsigned int len,
+			  const char **why)
+{
+	const uint8_t *code = (const uint8_t *)(uintptr_t)func;
+	bool boundary = addr == func;
+	ZydisDecodedInstruction in;
+	ZydisDecoder d;
+	uint64_t off = 0;
+
+	if (!size)
+		return 0; /* no size known: nothing to scan */
+	if (size > FUNC_SCAN_MAX)
+		size = FUNC_SCAN_MAX;
+	decoder(&d);
+	while (off < size) {
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&d, NULL, code + off, size - off,
+							      &in)))
+			break; /* data, padding: stop here */
+		if (func + off == addr)
+			boundary = true;
+		if (in.raw.imm[0].is_relative) {
+			uint64_t target = func + off + in.length + (uint64_t)in.raw.imm[0].value.s;
+
+			if (target > addr && target < addr + len) {
+				*why = "a jump of the function lands inside the patched bytes";
+				return -EINVAL;
+			}
+		}
+		off += in.length;
+	}
+	if (!boundary) {
+		*why = "Probe point is not an instruction boundary";
+		return -EILSEQ;
+	}
+	return 0;
+}
+
+/* Build the trampoline for @site into its page; the displaced code is at @code. */
+static int tramp_build(struct probe_site *site, const uint8_t *code, const char **why)
+{
+	struct emit e = { site->tramp, 0, (uint64_t)(uintptr_t)site->tramp };
+	unsigned int off = 0;
+	ZydisDecodedInstruction in;
+	ZydisDecoder d;
+	int ret;
+
+	decoder(&d);
+	put_save_call(&e, (uint64_t)(uintptr_t)probe_site_entry, (uint64_t)(uintptr_t)site);
+	site->skip = e.at + e.len;
+	while (off < site->len) {
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&d, NULL, code + off,
+							      site->len - off, &in))) {
+			*why = "an instruction the decoder does not know";
+			return -EINVAL;
+		}
+		ret = relocate(&e, &in, code + off, site->addr + off, off + in.length >= site->len,
+			       why);
+		if (ret)
+			return ret;
+		off += in.length;
+	}
+	ret = put_jmp(&e, site->addr + site->len);
+	if (ret || e.len > TRAMP_SIZE) {
+		*why = "the trampoline does not fit";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* How many bytes from @addr to displace (whole instructions, >= 5); an endbr64 first is kept. */
+static int measure(uint64_t *addr, uint64_t end, unsigned int *lenp, const char **why)
+{
+	const uint8_t *code = (const uint8_t *)(uintptr_t)*addr;
+	ZydisDecodedInstruction in;
+	unsigned int len = 0;
+	ZydisDecoder d;
+
+	decoder(&d);
+	if (ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&d, NULL, code, 15, &in)) &&
+	    (in.mnemonic == ZYDIS_MNEMONIC_ENDBR64 || in.mnemonic == ZYDIS_MNEMONIC_ENDBR32)) {
+		/* indirect branches land on the endbr: the jump goes after it */
+		*addr += in.length;
+		code += in.length;
+	}
+	while (len < JMP_LEN) {
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&d, NULL, code + len, 15, &in))) {
+			*why = "an instruction the decoder does not know";
+			return -EINVAL;
+		}
+		if (len + in.length < JMP_LEN &&
+		    (in.meta.category == ZYDIS_CATEGORY_RET ||
+		     (in.meta.category == ZYDIS_CATEGORY_UNCOND_BR && !in.raw.imm[0].is_relative) ||
+		     in.mnemonic == ZYDIS_MNEMONIC_INT3 || in.mnemonic == ZYDIS_MNEMONIC_UD2)) {
+			*why = "the function is too short to patch";
+			return -EINVAL;
+		}
+		len += in.length;
+	}
+	if (end && *addr + len > end) {
+		*why = "the function is too short to patch";
+		return -EINVAL;
+	}
+	*lenp = len;
+	return 0;
+}
+
+
+/* --- return probes: the shadow stack and the return trampoline --------------------------------- */
+
+#define SHADOW_MAX 64
+
+struct shadow_ent {
+	uint64_t ret;	/* the original return address */
+	uint64_t sp;	/* where it was: the stack pointer at the function's entry */
+	uint64_t func;	/* the probed function */
+	struct probe *p;
+	unsigned int slot;
+	uint32_t serial;
+};
+
+/* One per thread that hit a return probe, mmap()ed at its first hit (async-signal-safe). */
+struct probe_thread {
+	unsigned int depth;
+	struct shadow_ent ent[SHADOW_MAX];
+};
+
+/* The one thread-local pointer (general-dynamic TLS: the library stays dlopen()able). */
+static __thread struct probe_thread *probe_thr;
+static pthread_key_t thr_key;
+static pthread_once_t thr_once = PTHREAD_ONCE_INIT;
+static uint8_t *ret_tramp; /* written once under event_mutex before any hijack */
+
+static void thr_free(void *t)
+{
+	munmap(t, sizeof(struct probe_thread));
+}
+
+static void thr_key_init(void)
+{
+	pthread_key_create(&thr_key, thr_free);
+}
+
+static struct probe_thread *thr_get(void)
+{
+	struct probe_thread *t = probe_thr;
+	void *m;
+
+	if (likely(t))
+		return t;
+	m = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	t = m;
+	probe_thr = t;
+	/* glibc's keys below 32 live in the thread descriptor: no allocation here */
+	pthread_setspecific(thr_key, t);
+	return t;
+}
+
+unsigned int probe_shadow_depth(void)
+{
+	return probe_thr ? probe_thr->depth : 0;
+}
+
+bool probe_ret_hijack(struct probe *p, struct probe_ctx *ctx, unsigned int maxactive)
+{
+	struct probe_thread *t = thr_get();
+	struct shadow_ent *e;
+	unsigned int mine = 0;
+
+	if (!t || !ret_tramp)
+		return false;
+	/* entries at or below this frame belong to frames a longjmp() abandoned */
+	while (t->depth && t->ent[t->depth - 1].sp <= ctx->sp)
+		t->depth--;
+	if (t->depth == SHADOW_MAX)
+		return false;
+	if (maxactive) {
+		for (unsigned int i = 0; i < t->depth; i++)
+			mine += t->ent[i].p == p;
+		if (mine >= maxactive)
+			return false;
+	}
+	e = &t->ent[t->depth];
+	memcpy(&e->ret, (const void *)(uintptr_t)ctx->sp, 8);
+	e->sp = ctx->sp;
+	e->func = ctx->ip;
+	e->p = p;
+	probe_ident(p, &e->slot, &e->serial);
+	signal_fence(); /* the entry is complete before a signal handler's hit can see it */
+	t->depth++;
+	{
+		uint64_t r = (uint64_t)(uintptr_t)ret_tramp;
+
+		memcpy((void *)(uintptr_t)ctx->sp, &r, 8);
+	}
+	return true;
+}
+
+/*
+ * Called by the return trampoline with the registers at the return; gives the
+ * address to go back to. The matching entry is the one saved at this frame:
+ * entries below it were abandoned (longjmp, exceptions) and are dropped.
+ */
+static uint64_t __attribute__((noinline, used)) probe_ret_entry(struct probe_regs *regs)
+{
+	struct probe_thread *t = probe_thr;
+	uint64_t sp = (uint64_t)(uintptr_t)(regs + 1); /* the slot of the return address */
+	struct shadow_ent e;
+	struct probe_ctx ctx;
+
+	while (t && t->depth && t->ent[t->depth - 1].sp < sp)
+		t->depth--;
+	if (!t || !t->depth || t->ent[t->depth - 1].sp != sp) {
+		/* cannot happen: a hijacked frame always has its entry */
+		static const char msg[] = "evtrace: return probe lost its return address\n";
+
+		if (write(2, msg, sizeof(msg) - 1) < 0)
+			abort();
+		abort();
+	}
+	e = t->ent[t->depth - 1];
+	t->depth--;
+	signal_fence(); /* popped before the handler, which may hit probes itself */
+	if (probe_enter()) {
+		rcu_lock();
+		if (probe_live_rcu(e.p, e.slot, e.serial)) {
+			ctx.regs = regs;
+			ctx.sp = sp + 8;
+			ctx.ip = e.ret;
+			ctx.retval = regs->ax;
+			ctx.is_return = true;
+			probe_ret_record(e.p, &ctx, e.func, e.ret);
+		}
+		rcu_unlock();
+		probe_leave();
+	}
+	return e.ret;
+}
+
+/* The return trampoline: a slot for the address to return to, the registers, the call. */
+static int ret_tramp_build(void)
+{
+	struct emit e;
+	uint8_t *page;
+	static const uint8_t push0[] = { 0x6a, 0x00 };
+	static const uint8_t push[] = { 0x9c, 0x50, 0x51, 0x52, 0x53, 0x55, 0x56, 0x57,
+					0x41, 0x50, 0x41, 0x51, 0x41, 0x52, 0x41, 0x53,
+					0x41, 0x54, 0x41, 0x55, 0x41, 0x56, 0x41, 0x57 };
+	static const uint8_t pop[] = { 0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c,
+				       0x41, 0x5b, 0x41, 0x5a, 0x41, 0x59, 0x41, 0x58,
+				       0x5f, 0x5e, 0x5d, 0x5b, 0x5a, 0x59, 0x58, 0x9d };
+	static const uint8_t sub256[] = { 0x48, 0x81, 0xec, 0x00, 0x01, 0x00, 0x00 };
+	static const uint8_t add256[] = { 0x48, 0x81, 0xc4, 0x00, 0x01, 0x00, 0x00 };
+	static const uint8_t call_pre[] = { 0x48, 0x89, 0xe7, 0x48, 0x89, 0xe3, 0x48, 0x83, 0xe4,
+					    0xf0 }; /* mov %rsp,%rdi; mov %rsp,%rbx; and $-16,%rsp */
+	static const uint8_t call_post[] = {
+		0xff, 0xd0,				    /* call *%rax */
+		0x48, 0x89, 0xdc,			    /* mov %rbx,%rsp */
+		0x48, 0x89, 0x84, 0x24, 0x80, 0x01, 0x00, 0x00, /* mov %rax,384(%rsp): the slot */
+	};
+
+	if (ret_tramp)
+		return 0;
+	page = mmap(NULL, TRAMP_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		return -ENOMEM;
+	e.buf = page;
+	e.len = 0;
+	e.at = (uint64_t)(uintptr_t)page;
+	put(&e, push0, sizeof(push0));
+	put(&e, push, sizeof(push));
+	put(&e, sub256, sizeof(sub256));
+	for (unsigned int i = 0; i < 16; i++)
+		put_xmm(&e, i, true);
+	put(&e, call_pre, sizeof(call_pre));
+	put8(&e, 0x48);
+	put8(&e, 0xb8);
+	put64(&e, (uint64_t)(uintptr_t)probe_ret_entry);
+	put(&e, call_post, sizeof(call_post));
+	for (unsigned int i = 0; i < 16; i++)
+		put_xmm(&e, i, false);
+	put(&e, add256, sizeof(add256));
+	put(&e, pop, sizeof(pop));
+	put8(&e, 0xc3); /* ret: to the slot's address */
+	if (mprotect(page, TRAMP_SIZE, PROT_READ | PROT_EXEC)) {
+		munmap(page, TRAMP_SIZE);
+		return -EPERM;
+	}
+	pthread_once(&thr_once, thr_key_init);
+	/* Release: a hijack that reads it sees the finished page (pairs with nothing weaker
+	 * than the hit's own loads; it is set before any return probe is armed). */
+	st_release(&ret_tramp, page);
+	return 0;
+}
+
+int probe_ret_prepare(void)
+{
+	return ret_tramp_build();
+}
+
+int probe_site_install(struct probe *p, uint64_t addr, uint64_t func, uint64_t size,
+		       probe_handler_t handler, struct probe_site **sitep, const char **why)
+{
+	struct probe_site *site;
+	uint8_t jmp[32];
+	unsigned int len;
+	int ret, prot;
+
+	*why = NULL;
+	prot = prot_of(addr);
+	if (prot < 0 || !(prot & PROT_EXEC)) {
+		*why = "the address is not in mapped code";
+		return -EFAULT;
+	}
+	if (ld_relaxed(&nr_sites) == SITES_MAX) {
+		*why = "too many probe sites";
+		return -ENOSPC;
+	}
+	ret = check_function(func, size, addr, 0, why); /* an instruction boundary? */
+	if (ret)
+		return ret;
+	ret = measure(&addr, size ? func + size : 0, &len, why);
+	if (ret)
+		return ret;
+	ret = check_function(func, size, addr, len, why);
+	if (ret)
+		return ret;
+	ret = trap_install();
+	if (ret)
+		return ret;
+	site = calloc(1, sizeof(*site));
+	if (!site)
+		return -ENOMEM;
+	site->addr = addr;
+	site->len = len;
+	memcpy(site->saved, (const void *)(uintptr_t)addr, len);
+	site->handler = handler;
+	site->tramp = tramp_alloc(addr);
+	if (!site->tramp) {
+		*why = "no room for a trampoline within 2 GiB";
+		free(site);
+		return -ENOMEM;
+	}
+	ret = tramp_build(site, (const uint8_t *)(uintptr_t)addr, why);
+	if (ret || mprotect(site->tramp, TRAMP_SIZE, PROT_READ | PROT_EXEC)) {
+		munmap(site->tramp, TRAMP_SIZE);
+		free(site);
+		return ret ? ret : -EPERM;
+	}
+	rcu_publish(site->probe, p); /* the trampoline's handler sees a complete probe */
+	sites[nr_sites] = site;
+	/* Release: the SIGTRAP handler that sees the count sees the entry (pairs with acquire). */
+	st_release(&nr_sites, nr_sites + 1);
+	jmp[0] = 0xe9;
+	{
+		int32_t d = (int32_t)((int64_t)((uint64_t)(uintptr_t)site->tramp - (addr + 5)));
+
+		memcpy(jmp + 1, &d, 4);
+	}
+	memset(jmp + JMP_LEN, 0xcc, sizeof(jmp) - JMP_LEN); /* the rest of the range: int3 */
+	ret = text_poke_bp(addr, jmp, len);
+	if (ret) {
+		*why = "the code could not be written";
+		st_relaxed(&site->removing, 1);
+		rcu_publish(site->probe, NULL);
+		return ret; /* the site stays in the table: a thread may have trapped */
+	}
+	*sitep = site;
+	return 0;
+}
+
+int probe_site_remove(struct probe_site *site, bool restore)
+{
+	int ret = 0;
+
+	/* Relaxed: the SIGTRAP handler reads it only to pick an entry; both are valid. */
+	st_relaxed(&site->removing, 1);
+	if (restore)
+		ret = text_poke_bp(site->addr, site->saved, site->len);
+	rcu_publish(site->probe, NULL); /* the caller waits a grace period before freeing it */
+	return ret;
+}
+
+#else /* no mechanism for this architecture or build */
+
+struct probe_site {
+	int unused;
+};
+
+int probe_site_install(struct probe *p, uint64_t addr, uint64_t func, uint64_t size,
+		       probe_handler_t handler, struct probe_site **sitep, const char **why)
+{
+	(void)p, (void)addr, (void)func, (void)size, (void)handler, (void)sitep;
+	*why = "probes need x86-64 and the Zydis decoder";
+	return -EOPNOTSUPP;
+}
+
+int probe_site_remove(struct probe_site *site, bool restore)
+{
+	(void)site, (void)restore;
+	return -EOPNOTSUPP;
+}
+
+bool probe_ret_hijack(struct probe *p, struct probe_ctx *ctx, unsigned int maxactive)
+{
+	(void)p, (void)ctx, (void)maxactive;
+	return false;
+}
+
+int probe_ret_prepare(void)
+{
+	return -EOPNOTSUPP;
+}
+
+unsigned int probe_shadow_depth(void)
+{
+	return 0;
+}
+
+bool probe_supported(void)
+{
+	return false;
+}
+
+uint64_t probe_site_addr(const struct probe_site *site)
+{
+	(void)site;
+	return 0;
+}
+
+const uint8_t *probe_site_saved(const struct probe_site *site, size_t *len)
+{
+	(void)site;
+	*len = 0;
+	return NULL;
+}
+
+#endif

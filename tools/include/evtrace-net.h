@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * evtrace-net.h - sending a recorded trace.dat to `trace-cmd listen` (record-net.c).
+ */
+#ifndef EVTRACE_NET_H
+#define EVTRACE_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * struct cmd_net_file - where the parts of a trace.dat that record wrote lie: the
+ * metadata (magic .. saved cmdlines, @meta_len bytes from 0), then, from @data_at,
+ * CPU 0's @cpu_bytes[0] bytes of pages, CPU 1's, ...
+ */
+struct cmd_net_file {
+	const char *path;
+	size_t meta_len;
+	uint64_t data_at;
+	const uint64_t *cpu_bytes;
+	int nr_cpus;
+	unsigned int page_size;
+};
+
+/*
+ * cmd_net_send() - send @f to the `trace-cmd listen` at @hostport ("HOST:PORT") with
+ * trace-cmd's network protocol (version 1, which trace-cmd 3.1's listener speaks):
+ * the listener writes its own trace.dat of it. Prints its own error (which step, how
+ * many bytes went). Return: 0, or a negative errno.
+ */
+int cmd_net_send(const char *hostport, const struct cmd_net_file *f);
+
+#endif /* EVTRACE_NET_H */
