@@ -60,6 +60,12 @@ foreach(name events-trace-kernel filter-diff tracedat-kernel tracefs-kernel trig
 		set_tests_properties(unit/${name} PROPERTIES RESOURCE_LOCK kernel-tracefs)
 	endif()
 endforeach()
+# Tests that create local users (useradd takes a lock on /etc/passwd) run one at a time.
+foreach(name control-peer-check control-record-attack mount-allow-other secdir-swap)
+	if(TEST unit/${name})
+		set_tests_properties(unit/${name} PROPERTIES RESOURCE_LOCK local-users)
+	endif()
+endforeach()
 
 # ---- stress tests -----------------------------------------------------------------------------
 math(EXPR EVT_STRESS_TIMEOUT "${EVT_STRESS_SECONDS} * 3 + 60")

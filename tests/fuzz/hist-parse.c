@@ -126,7 +126,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	apply(inst, id, cmd, &ret);
 	check(ret == 0 || ret == -EINVAL || ret == -EEXIST || ret == -ENOMEM || ret == -ENOENT ||
-	      ret == -EDOM);
+	      ret == -EDOM || ret == -EPERM || ret == -ERANGE || ret == -ESRCH ||
+	      (ret < 0 && ret > -4096));
 
 	for (int i = 0; i < 3; i++) {
 		trace_kmalloc((unsigned long)i, 2, (unsigned long)i * 100, 8, 0);
