@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Tests of the evtrace command (tests/unit/cmd-*.c) run build/tools/evtrace: they get its path
+# Tests of the evtrace command (tests/unit/cmd-*.c and any test naming EVT_TOOL) run build/tools/evtrace: they get its path
 # as EVT_TOOL and are built after it.
 if(TARGET evtrace-cli)
 	foreach(src ${EVT_UNIT_TESTS})
 		get_filename_component(name ${src} NAME_WE)
-		if(name MATCHES "^cmd-" AND TARGET unit-${name})
+		# every test that runs the command: it names EVT_TOOL or includes a header that does
+		file(STRINGS ${src} uses_tool REGEX "EVT_TOOL|cmd-test.h|cmd-record-util.h|cmd-ctl-child.h|sec-util.h" LIMIT_COUNT 1)
+		if((name MATCHES "^cmd-" OR uses_tool) AND TARGET unit-${name})
 			add_dependencies(unit-${name} evtrace-cli)
 			target_compile_definitions(unit-${name} PRIVATE
 				EVT_TOOL="$<TARGET_FILE:evtrace-cli>")
@@ -14,6 +16,11 @@ if(TARGET evtrace-cli)
 				add_dependencies(unit-${name} example-record-demo)
 				target_compile_definitions(unit-${name} PRIVATE
 					EVT_RECORD_DEMO="$<TARGET_FILE:example-record-demo>")
+			endif()
+			if(TARGET example-events-demo)
+				add_dependencies(unit-${name} example-events-demo)
+				target_compile_definitions(unit-${name} PRIVATE
+					EVT_EVENTS_DEMO="$<TARGET_FILE:example-events-demo>")
 			endif()
 		endif()
 	endforeach()

@@ -23,7 +23,11 @@
 #ifndef EVT_TOOL
 #define EVT_TOOL "build/tools/evtrace"
 #endif
+#ifdef EVT_RECORD_DEMO
+#define RECORD_DEMO EVT_RECORD_DEMO
+#else
 #define RECORD_DEMO "build/examples/record-demo"
+#endif
 #define MAX_LINES 4096
 
 static char tmpdir[] = "/tmp/evt-rfiles-XXXXXX";

@@ -24,8 +24,16 @@
 #ifndef EVT_TOOL
 #define EVT_TOOL "build/tools/evtrace"
 #endif
+#ifdef EVT_EVENTS_DEMO
+#define EVENTS_DEMO EVT_EVENTS_DEMO
+#else
 #define EVENTS_DEMO "build/examples/events-demo"
+#endif
+#ifdef EVT_RECORD_DEMO
+#define RECORD_DEMO EVT_RECORD_DEMO
+#else
 #define RECORD_DEMO "build/examples/record-demo"
+#endif
 
 static char tmpdir[] = "/tmp/evt-ctf-XXXXXX";
 static const char *python = "python3"; /* one that has the bt2 module */

@@ -27,7 +27,11 @@
 #ifndef EVT_TOOL
 #define EVT_TOOL "build/tools/evtrace"
 #endif
+#ifdef EVT_RECORD_DEMO
+#define RECORD_DEMO EVT_RECORD_DEMO
+#else
 #define RECORD_DEMO "build/examples/record-demo"
+#endif
 
 static char tmpdir[] = "/tmp/evt-recnet-XXXXXX";
 static char top[4096], tool[4200], demo[4200];
