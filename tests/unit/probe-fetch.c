@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <dlfcn.h>
+
 #include "probe-util.h"
 
 struct inner {
@@ -24,7 +26,11 @@ struct outer {
 };
 
 long global_val = 0x1122334455667788;
-/* through a pointer: glibc's headers inline atoi() into a strtol() call */
+/*
+ * Through a pointer: glibc's headers inline atoi() into a strtol() call. main() points it at
+ * libc's own atoi (dlsym RTLD_NEXT): under ASan/TSan the program's atoi is the sanitizer's
+ * interceptor, which never calls libc's.
+ */
 int (*volatile atoi_p)(const char *) = atoi;
 
 __attribute__((noinline)) long target(struct outer *o, const char *s, long c, long d, long e,
@@ -76,6 +82,12 @@ int main(void)
 	expect("p:f target z=+0(%cx):u64 zs=+0(%cx):string zz=+8(+0(%dx)):u32",
 	       ") z=0 zs=(fault) zz=0\n");
 	/* a probe in a shared library: atoi's first instruction(s) relocated */
+	{
+		void *real = dlsym(RTLD_NEXT, "atoi");
+
+		if (real)
+			atoi_p = (int (*)(const char *))real;
+	}
 	T_ECHO("p:f libc:atoi s=+0(%di):string", "kprobe_events");
 	trace_clear();
 	T_ECHO("1", "events/kprobes/f/enable");
