@@ -306,6 +306,7 @@ int rb_entry_parse(const unsigned char *p, uint32_t avail, uint32_t *len);
 int rb_scan(const unsigned char *data, uint32_t from, uint32_t limit, bool closed,
 	    uint32_t *end, uint64_t *events);
 uint64_t rb_entry_ts(const unsigned char *p, uint64_t ts);
+int rb_time_at(const unsigned char *data, uint32_t off, uint64_t page_ts, uint64_t *ts);
 void rb_copy_racy(void *dst, const void *src, size_t len);
 
 /* rb_frontend.c */
