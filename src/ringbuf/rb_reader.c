@@ -36,8 +36,12 @@
  * that read_pos has not passed the page (a writer moves read_pos past a
  * page before it reuses its slot), like a seqlock reader.
  *
- * Per CPU, one consumer at a time (reader_lock in this process; across
- * processes, by convention).
+ * Per CPU, one consumer at a time in this process (reader_lock). Another
+ * process may consume from the same CPU buffer meanwhile (`evtrace record`
+ * beside the traced program's own trace_pipe): each chunk still goes to
+ * exactly one of them (the claim's CAS), read_events takes locked adds,
+ * and the time base comes from the page (step 4); each one's count of
+ * lost events (lost_seen) is its own, so both report a loss.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -121,6 +125,24 @@ static int rb_take(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 			return ret == -EAGAIN ? 0 : ret;
 		rb_cpu_layout(cb, &data, &order);
 		pair_load(rb_rd(shm), &rp, &ov);
+		/*
+		 * A control operation of the process that owns the buffer (resize,
+		 * reset, swap) holds read_pos at the sentinel while it moves things:
+		 * nothing to read now. Only a consumer in another process sees it
+		 * (in-process ones hold the reader lock the operation takes); it
+		 * was taken for a corrupt position, and ended `evtrace record`.
+		 */
+		if (rp == RB_READ_POS_LOCKED)
+			return 0;
+		/*
+		 * Acquire (the load of read_pos is one too): the operation
+		 * published its new layout before its final read_pos, so a
+		 * read_pos of the new layout shows with its layout_seq. Reading
+		 * it with the mapping of the old one would compute the wrong
+		 * slots: take the new layout first.
+		 */
+		if (rb->mapped && ld_acquire(&shm->layout_seq) != cb->layout_seq)
+			continue;
 		r = RB_POS_SEQ(rp);
 		roff = RB_POS_OFF(rp);
 		ret = rb_readable(rb, cb, data, order, r, roff, &limit, &closed);
@@ -214,9 +236,15 @@ static struct evt_ring_buffer_event *rb_reader_next(struct evt_ring_buffer *rb, 
 	do {
 		ev = rb_chunk_next(rdata, &cb->rp_pos, cb->rp_end, &cb->rp_ts, ts, consume);
 		if (ev) {
-			/* One consumer per CPU buffer: no locked add needed. */
+			/*
+			 * A locked add: two consumers may take from one CPU buffer at
+			 * once (trace_pipe in the traced process beside `evtrace
+			 * record`; each claims its own chunks by the CAS of read_pos),
+			 * and a load + store of each lost the other's counts. Orders
+			 * nothing: a count.
+			 */
 			if (consume)
-				st_relaxed(&cb->shm->read_events, ld_relaxed(&cb->shm->read_events) + 1);
+				add_relaxed(&cb->shm->read_events, 1);
 			return ev;
 		}
 	} while (rb_take(rb, cb) > 0);
@@ -285,7 +313,8 @@ int evt_ring_buffer_read_page(struct evt_ring_buffer *rb, int cpu, void *page, s
 
 	while (rb_chunk_next(rdata, &cb->rp_pos, cb->rp_end, &cb->rp_ts, NULL, true))
 		events++;
-	st_relaxed(&cb->shm->read_events, ld_relaxed(&cb->shm->read_events) + events);
+	/* A locked add, a count: another consumer may be counting too (rb_reader_next()). */
+	add_relaxed(&cb->shm->read_events, events);
 
 	lost = rb_cpu_lost(cb);
 	if (lost != cb->lost_seen) {
