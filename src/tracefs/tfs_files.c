@@ -542,7 +542,7 @@ static ssize_t trigger_write(struct evt_tracefs_file *f, const char *buf, size_t
 {
 	struct error_log *elog = TB.error_log(f->node.inst);
 	const struct tb_event *ev = node_event(&f->node);
-	struct trigger_error terr = { .cmd = NULL };
+	struct trigger_error terr = { .n = 0 };
 	struct filter_error err;
 	bool has_err = false;
 	char *cmd;
@@ -554,12 +554,10 @@ static ssize_t trigger_write(struct evt_tracefs_file *f, const char *buf, size_t
 	if (!cmd)
 		return -ENOMEM;
 	ret = *cmd ? trigger_apply(f->node.inst, tb_event_id(ev), cmd, &err, &has_err, &terr) : 0;
-	if (terr.cmd) {
-		/* a command's own error (hist), as the kernel's hist_err() */
-		if (elog)
-			error_log_add(elog, terr.loc, terr.msg, terr.cmd, terr.pos);
-		free(terr.cmd);
-	}
+	/* a command's own errors (hist), as the kernel's hist_err() */
+	for (unsigned int i = 0; elog && i < terr.n; i++)
+		error_log_add(elog, terr.e[i].loc, terr.e[i].msg, terr.e[i].cmd, terr.e[i].pos);
+	trigger_error_free(&terr);
 	if (has_err && elog) {
 		/* as the kernel: the filter's error, with the filter as the command */
 		const char *fexpr = strstr(cmd, " if");
