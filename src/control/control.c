@@ -1318,13 +1318,18 @@ void ctl_start_from_env(void)
 	if (ret) {
 		static int warned;
 
+		const char *err = strerror(-ret);
+		size_t wl = strlen(why), el = strlen(err);
+		/* a reason that already ends with the error's text does not get it twice */
+		bool said = wl >= el && !strcmp(why + wl - el, err);
+
 		hold_release(); /* no endpoint: nobody could release it */
 		/* Once flag: one message per program (counted every time); orders nothing. */
 		if (!xchg_acq_rel(&warned, 1))
 			fprintf(stderr,
 				"evtrace: EVTRACE_CONTROL=1 but process %d serves no control socket: "
 				"%s%s%s (evt_control_stats(3))\n",
-				(int)getpid(), why, why[0] ? ": " : "", strerror(-ret));
+				(int)getpid(), why, why[0] && !said ? ": " : "", said ? "" : err);
 	}
 	errno = saved; /* the program's, before its main() */
 }

@@ -7,13 +7,21 @@
  *  - EVTRACE_CONTROL_DIR names a directory others can write to: refused,
  *    the message names it, and it keeps its mode;
  *  - no descriptor left (RLIMIT_NOFILE 4: the loader needs one): the message says so;
- *  - the child starts the endpoint again by hand: counted twice, said once.
+ *  - the child starts the endpoint again by hand: counted twice, said once;
+ *  - a full file system (as root: a tmpfs with no inode left): the message
+ *    names ENOSPC;
+ *  - a low RLIMIT_AS (the size the program has at main() plus 1 MiB: no
+ *    room for the endpoint thread's stack): the message names ENOMEM or
+ *    EAGAIN (not under sanitizers, whose shadow memory needs terabytes).
  * The child prints evt_control_stats(3) on stdout.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -22,6 +30,30 @@
 #include <evtrace/control.h>
 
 #include "helpers.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+
+/* --vmsize: this program's VmSize at main(), in bytes, on stdout. */
+static int vmsize_main(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+	unsigned long kb = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %lu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	printf("%lu\n", kb * 1024);
+	return 0;
+}
 
 static int child_main(void)
 {
@@ -33,8 +65,12 @@ static int child_main(void)
 	return 0;
 }
 
-/* Run ourselves with --child; stdout into @out, stderr into @err. */
-static void run_child(const char *self, int nofile, char *out, size_t olen, char *err, size_t elen)
+/*
+ * Run ourselves with --child (--vmsize when @as is 1), with RLIMIT_NOFILE
+ * @nofile and RLIMIT_AS @as when not 0; stdout into @out, stderr into @err.
+ */
+static void run_child_as(const char *self, int nofile, rlim_t as, char *out, size_t olen,
+			 char *err, size_t elen)
 {
 	int o[2], e[2], st;
 	pid_t pid;
@@ -53,7 +89,12 @@ static void run_child(const char *self, int nofile, char *out, size_t olen, char
 
 			setrlimit(RLIMIT_NOFILE, &rl);
 		}
-		execl(self, self, "--child", (char *)NULL);
+		if (as > 1) {
+			struct rlimit rl = { as, as };
+
+			setrlimit(RLIMIT_AS, &rl);
+		}
+		execl(self, self, as == 1 ? "--vmsize" : "--child", (char *)NULL);
 		_exit(127);
 	}
 	close(o[1]);
@@ -66,6 +107,33 @@ static void run_child(const char *self, int nofile, char *out, size_t olen, char
 	close(e[0]);
 	T_ASSERT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	printf("child: %s  stderr: %s", out, err);
+}
+
+static void run_child(const char *self, int nofile, char *out, size_t olen, char *err, size_t elen)
+{
+	run_child_as(self, nofile, 0, out, olen, err, elen);
+}
+
+/* A tmpfs of our own on @dir with no inode left, or false (not root, no mount). */
+static bool full_tmpfs(const char *dir)
+{
+	char name[400];
+	int fd;
+
+	if (geteuid() != 0 || mkdir(dir, 0700) ||
+	    mount("evt-full", dir, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,nr_inodes=8,mode=0700"))
+		return false;
+	for (int i = 0; i < 64; i++) {
+		snprintf(name, sizeof(name), "%s/f%d", dir, i);
+		fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		if (fd < 0) {
+			T_ASSERT_EQ(errno, ENOSPC);
+			return true;
+		}
+		close(fd);
+	}
+	t_fail("the tmpfs on %s never filled", dir);
+	return false;
 }
 
 static int count(const char *s, const char *what)
@@ -85,6 +153,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--child"))
 		return child_main();
+	if (argc > 1 && !strcmp(argv[1], "--vmsize"))
+		return vmsize_main();
 	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	T_ASSERT(sl > 0);
 	self[sl] = '\0';
@@ -111,6 +181,39 @@ int main(int argc, char **argv)
 	T_ASSERT(strstr(out, "failures 2 last -24"));
 
 	rmdir(open_dir);
+
+	/* a full file system: the socket's inode cannot be made */
+	snprintf(open_dir, sizeof(open_dir), "%s/full", tmpl);
+	if (full_tmpfs(open_dir)) {
+		setenv("EVTRACE_CONTROL_DIR", open_dir, 1);
+		run_child(self, 0, out, sizeof(out), err, sizeof(err));
+		umount2(open_dir, MNT_DETACH);
+		T_ASSERT_EQ(count(err, "serves no control socket"), 1);
+		T_ASSERT(strstr(err, strerror(ENOSPC)));
+		T_ASSERT(strstr(out, "last -28"));
+	} else {
+		printf("full tmpfs: skipped (needs root and a tmpfs mount)\n");
+	}
+	rmdir(open_dir);
+
+#ifndef UNDER_SANITIZER
+	/* a low RLIMIT_AS: no room for the endpoint's thread */
+	{
+		unsigned long long vm = 0;
+
+		snprintf(open_dir, sizeof(open_dir), "%s/sock", tmpl);
+		setenv("EVTRACE_CONTROL_DIR", open_dir, 1);
+		unsetenv("EVTRACE_CONTROL");
+		run_child_as(self, 0, 1, out, sizeof(out), err, sizeof(err));
+		T_ASSERT(sscanf(out, "%llu", &vm) == 1 && vm > 0);
+		setenv("EVTRACE_CONTROL", "1", 1);
+		run_child_as(self, 0, (rlim_t)vm + (1 << 20), out, sizeof(out), err, sizeof(err));
+		T_ASSERT_EQ(count(err, "serves no control socket"), 1);
+		T_ASSERT(strstr(err, strerror(ENOMEM)) || strstr(err, strerror(EAGAIN)));
+		T_ASSERT(strstr(out, "last -12") || strstr(out, "last -11"));
+		rmdir(open_dir);
+	}
+#endif
 	snprintf(open_dir, sizeof(open_dir), "%s/open", tmpl);
 	rmdir(open_dir);
 	rmdir(tmpl);
