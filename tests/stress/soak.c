@@ -67,6 +67,26 @@
 #include "control/ctl_client.h"
 #include "helpers.h"
 
+/*
+ * ThreadSanitizer runs 16-byte atomics under a lock of its own, in each
+ * process: the claims of read_pos by the recorder (another process) and by
+ * the writers and trace_pipe here are then not atomic with each other, and
+ * a chunk can go to both consumers (stress/rb-torture skips its consumer
+ * in another process under TSan for the same reason). Under TSan the soak
+ * checks everything but what that breaks: an event in both outputs, and
+ * the sums (printed, not checked).
+ */
+#if defined(__SANITIZE_THREAD__)
+#define SOAK_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SOAK_TSAN 1
+#endif
+#endif
+#ifndef SOAK_TSAN
+#define SOAK_TSAN 0
+#endif
+
 #define WRITERS		4
 #define MAX_EPOCHS	100000
 #define NR_FILTERS	4
@@ -757,7 +777,7 @@ static unsigned long long mark_piped(void)
 
 			if (q >= final_seq[w])
 				t_fail("writer %d: piped seq %llu never written", w, (unsigned long long)q);
-			if (fate[w][q] & 2)
+			if ((fate[w][q] & 2) && !SOAK_TSAN)
 				t_fail("writer %d seq %llu both recorded and piped", w,
 				       (unsigned long long)q);
 			if (!(fate[w][q] & 1)) {
@@ -884,8 +904,8 @@ static void finish(pthread_t pipe_th, unsigned long long *recorded, unsigned lon
 	*kept = mark_fates();
 	*recorded = read_recording();
 	/* what the pipe has taken is on its way to us: wait for all of it */
-	want = acc.read - *recorded;
-	for (t0 = t_seconds_now(); atomic_load(&piped_count) < want;) {
+	want = acc.read > *recorded ? acc.read - *recorded : 0;
+	for (t0 = t_seconds_now(); atomic_load(&piped_count) < want && !SOAK_TSAN;) {
 		if (t_seconds_now() - t0 > 60)
 			t_fail("trace_pipe gave %lu of the %llu records it read (%lu bad lines%s%s)",
 			       atomic_load(&piped_count), want, pipe_bad, pipe_bad ? "; the first: " : "",
@@ -947,6 +967,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 10; i++)
 		printf(" %s %lu,", op_names[i], ops[i]);
 	printf(" refused %lu; trace_pipe LOST lines %lu\n", refused, pipe_lost_lines);
+	if (SOAK_TSAN) {
+		printf("soak: under ThreadSanitizer the sums are not checked (SOAK_TSAN)\n");
+		goto out;
+	}
 	if (total != kept + out)
 		t_fail("written %llu != kept %llu + filtered/disabled %llu", total, kept, out);
 	if (recorded + piped_n != acc.read)
@@ -965,6 +989,7 @@ int main(int argc, char **argv)
 		t_fail("no filter ever removed an event, yet kept %llu != recorded %llu + piped %llu "
 		       "+ overruns %llu + dropped %llu", kept, recorded, piped_n, acc.overrun,
 		       acc.dropped);
+out:
 	ctl_close(ctl);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpl);
 	if (system(cmd))
