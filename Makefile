@@ -11,7 +11,7 @@ STRESS_SECONDS ?=
 # make check-stress: the stress trees (default asan tsan) and how many times to run each test
 STRESS_TREES   ?= default
 LOOPS          ?= 1
-FUZZ_SECONDS   ?= 20
+FUZZ_SECONDS   ?= 10
 
 export BUILD JOBS STRESS_SECONDS STRESS_TREES LOOPS FUZZ_SECONDS
 

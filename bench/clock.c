@@ -47,7 +47,7 @@
 #include "bench.h"
 
 #include "compat/compiler.h"
-#include "core/clock_internal.h"	/* the inline hot path, and the calibration to print */
+#include "clock/clock_internal.h"	/* the inline hot path, and the calibration to print */
 
 #define BATCH		1000
 #define MAX_SAMPLES	(1 << 20)

@@ -48,7 +48,7 @@
 
 #include "compat/compiler.h"
 #include "compat/rseq.h"
-#include "core/clock_internal.h"	/* the floor reads the clock the buffer reads */
+#include "clock/clock_internal.h"	/* the floor reads the clock the buffer reads */
 
 #define MAX_ROUNDS	31
 #define BUF_KB		256

@@ -47,7 +47,7 @@
 
 #include "bench.h"
 
-#include "core/clock_internal.h"	/* the timestamped floor reads the trace clock */
+#include "clock/clock_internal.h"	/* the timestamped floor reads the trace clock */
 
 #define BATCH 1000
 

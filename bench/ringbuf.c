@@ -73,7 +73,7 @@
  * The floor reads the clock the buffer reads, through the same inline
  * (a private header: benchmarks may look inside src/).
  */
-#include "core/clock_internal.h"
+#include "clock/clock_internal.h"
 #define FLOOR_CLOCK_NAME	"tclock_read(EVT_CLOCK_LOCAL)"
 
 static inline uint64_t floor_clock(void)

@@ -39,7 +39,7 @@
 
 #include "bench.h"
 
-#include "core/clock_internal.h"	/* tclock_cycles(): the event's own clock read */
+#include "clock/clock_internal.h"	/* tclock_cycles(): the event's own clock read */
 
 #define BATCH  1000
 #define NBATCH 2000

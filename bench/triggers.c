@@ -37,7 +37,7 @@
 #include "bench.h"
 
 #include "compat/compiler.h"
-#include "core/clock_internal.h"	/* the clock floor reads the clock the buffer reads */
+#include "clock/clock_internal.h"	/* the clock floor reads the clock the buffer reads */
 
 #define ROUNDS 9
 #define CALLS  2000000u

@@ -10,7 +10,7 @@
 #   tsan     $BUILD-tsan (clang):  -fsanitize=thread with tests/tsan.supp: stress, unit, examples
 #   fuzz     $BUILD-fuzz (clang):  every libFuzzer target for FUZZ_SECONDS, seeded from
 #                                  tests/fuzz/corpus/<name>/, JOBS targets at a time
-#   cross    $BUILD-aarch64:       everything (library, command, tests, examples, benchmarks)
+#   cross    $BUILD-aarch64:       library, command, examples, benchmarks and stress tests
 #                                  cross-compiled for aarch64 with -Werror
 #                                  (cmake/aarch64-linux-gnu.cmake); SKIP without
 #                                  aarch64-linux-gnu-gcc or liburcu-dev:arm64
@@ -25,14 +25,14 @@
 #                                   LOOPS times, in the trees of $STRESS_TREES (default "default";
 #                                   "default asan tsan" for all three), through tests/runtests.sh
 #
-# Environment: BUILD (build), JOBS (nproc), STRESS_SECONDS, FUZZ_SECONDS (20), LOOPS (1).
+# Environment: BUILD (build), JOBS (nproc), STRESS_SECONDS, FUZZ_SECONDS (10), LOOPS (1).
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 1
 TOP=$PWD
 BUILD=${BUILD:-build}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+FUZZ_SECONDS=${FUZZ_SECONDS:-10}
 LOOPS=${LOOPS:-1}
 STAGES=${STAGES:-default cross asan tsan fuzz}
 STRESS_TREES=${STRESS_TREES:-default}
@@ -87,7 +87,8 @@ skip_stage()
 	skipped=$((skipped + 1))
 }
 
-# build DIR CMAKE-ARGS...: configure and build; on failure count one failure and show why.
+# build DIR CMAKE-ARGS...: configure and build (everything, or the targets in $BUILD_TARGETS); on
+# failure count one failure and show why.
 build()
 {
 	local dir=$1 rc t0=$SECONDS
@@ -95,7 +96,8 @@ build()
 	shift
 	mkdir -p "$dir"
 	cmake -S "$TOP" -B "$dir" -DEVT_STRESS_SECONDS="$STRESS_SECONDS" "$@" >"$dir/configure.log" 2>&1 &&
-		cmake --build "$dir" -j "$JOBS" >"$dir/build.log" 2>&1
+		cmake --build "$dir" -j "$JOBS" ${BUILD_TARGETS:+--target $BUILD_TARGETS} \
+			>"$dir/build.log" 2>&1
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		echo "FAIL: build of $dir (logs: $dir/configure.log, $dir/build.log)"
@@ -251,6 +253,19 @@ stage_tsan()
 	RUNWRAP=
 }
 
+# cross_targets DIR: configure DIR and set CROSS_TARGETS to what the cross stage builds: the
+# library (shared and static), the command, the examples, the benchmarks and the stress tests (the
+# lockless code's torture tests). The ~200 unit tests are host code around the same library and
+# took most of the stage's time; they are built and run by the other stages.
+cross_targets()
+{
+	mkdir -p "$1"
+	cmake -S "$TOP" -B "$1" -DCMAKE_TOOLCHAIN_FILE="$TOP/cmake/aarch64-linux-gnu.cmake" \
+		>"$1/configure.log" 2>&1 || return 0	# build() reports the failure
+	CROSS_TARGETS="evtrace evtrace_static evtrace-cli $(cmake --build "$1" --target help |
+		sed -n 's/^\.\.\. \(\(bench\|example\|stress\)-[^ ]*\).*/\1/p' | tr '\n' ' ')"
+}
+
 # Compile-only: qemu-user could run the programs, but it hangs in fork() on some hosts (seen
 # with Debian 12's qemu 7.2), and half the tests fork.
 stage_cross()
@@ -263,7 +278,9 @@ stage_cross()
 		skip_stage "aarch64-linux-gnu-gcc/g++ not installed (gcc-aarch64-linux-gnu)"
 	elif ! PKG_CONFIG_LIBDIR=$pcdir pkg-config --exists liburcu-bp; then
 		skip_stage "no arm64 liburcu-bp (dpkg --add-architecture arm64; liburcu-dev:arm64)"
-	elif build "$BUILD-aarch64" -DCMAKE_TOOLCHAIN_FILE="$TOP/cmake/aarch64-linux-gnu.cmake"; then
+	elif cross_targets "$BUILD-aarch64" &&
+		BUILD_TARGETS=$CROSS_TARGETS build "$BUILD-aarch64" \
+			-DCMAKE_TOOLCHAIN_FILE="$TOP/cmake/aarch64-linux-gnu.cmake"; then
 		# the library is an aarch64 object (not a host build by mistake)
 		if readelf -h "$BUILD-aarch64/libevtrace.so" 2>/dev/null | grep -q 'Machine:.*AArch64'
 		then

@@ -47,7 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/clock_internal.h"
+#include "clock/clock_internal.h"
 #include "compat/rseq.h"
 #include "ringbuf/rb_internal.h"
 

@@ -46,7 +46,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/clock_internal.h"
+#include "clock/clock_internal.h"
 #include "compat/cpu.h"
 #include "compat/rseq.h"
 #include "ringbuf/rb_internal.h"

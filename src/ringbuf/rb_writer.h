@@ -32,7 +32,7 @@
 #include "compat/compiler.h"
 #include "compat/cpu.h"
 #include "compat/rseq.h"
-#include "core/clock_internal.h"
+#include "clock/clock_internal.h"
 #include "ringbuf/rb_internal.h"
 
 #define RB_HIDDEN	__attribute__((visibility("hidden")))

@@ -49,7 +49,7 @@
 
 #include <evtrace/tracepipe.h>
 
-#include "core/clock_internal.h"
+#include "clock/clock_internal.h"
 #include "compat/atomic.h"
 #include "compat/compiler.h"
 #include "compat/cpu.h"
@@ -682,7 +682,7 @@ static void tp_show_missed(struct evt_tracepipe_channel *chan, int force)
 	unlink(tmp);
 }
 
-/* The clock's scale for the stream page: the calibration of "local" (core/clock.c). */
+/* The clock's scale for the stream page: the calibration of "local" (clock/clock.c). */
 static void tp_stream_info_init(struct evt_tracepipe_channel *chan)
 {
 	struct evt_tracepipe_stream_info *info = &chan->info;

@@ -9,7 +9,7 @@
 # with the other compiler (gcc or clang) too when it is installed. An example is a complete
 # program or function and includes what it uses. A page that is not a .so link must have one.
 # Exit 0 pass, 1 fail, 77 no C compiler.
-top=${1:-.}
+top=$(cd "${1:-.}" && pwd) || exit 1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
@@ -39,40 +39,37 @@ unroff() {
 
 fail=0
 n=0
-check() {	# check NAME FILE.c
-	for c in $compilers; do
-		if ! "$c" -std=gnu11 -Wall -Wextra -Werror -fsyntax-only -I"$top/include" \
-			-I"$tmp/inc" "$2" >"$tmp/err" 2>&1; then
-			echo "$1: the example does not compile with $c:"
-			sed 's/^/    /' "$tmp/err"
-			fail=1
-		fi
-	done
-	n=$((n + 1))
-}
-
+# Each example goes to its own file, named after its page (NAME.3.c, README.md-block-K.c), so that
+# a compiler's message names it; each compiler then checks them all in one run.
+mkdir -p "$tmp/ex"
 for page in "$top"/man/man3/*.3; do
 	[ -f "$page" ] || continue
 	grep -q '^\.so' "$page" && continue
 	name=$(basename "$page" .3)
 	awk '/^\.SH EXAMPLE/ { on = 1; next } /^\.SH/ { on = 0 }
 	     on && /^\.EE/ { ex = 0 } on && ex { print } on && /^\.EX/ { ex = 1 }' "$page" |
-		unroff >"$tmp/$name.c"
-	if [ ! -s "$tmp/$name.c" ]; then
+		unroff >"$tmp/ex/$name.3.c"
+	if [ ! -s "$tmp/ex/$name.3.c" ]; then
 		echo "$name.3: no EXAMPLE between .EX and .EE"
+		rm -f "$tmp/ex/$name.3.c"
 		fail=1
-		continue
 	fi
-	check "$name.3" "$tmp/$name.c"
 done
 
 if [ -f "$top/README.md" ]; then
-	awk -v dir="$tmp" '/^```c$/ { f = sprintf("%s/readme-%d.c", dir, ++k); on = 1; next }
-			   /^```/ { on = 0 } on { print > f }' "$top/README.md"
-	for f in "$tmp"/readme-*.c; do
-		[ -f "$f" ] && check "README.md (block $(basename "$f" .c | cut -d- -f2))" "$f"
-	done
+	awk -v dir="$tmp/ex" '/^```c$/ { f = sprintf("%s/README.md-block-%d.c", dir, ++k); on = 1; next }
+			     /^```/ { on = 0 } on { print > f }' "$top/README.md"
 fi
+
+n=$(find "$tmp/ex" -name '*.c' | wc -l)
+for c in $compilers; do
+	if ! (cd "$tmp/ex" && "$c" -std=gnu11 -Wall -Wextra -Werror -fsyntax-only \
+		-I"$top/include" -I"$tmp/inc" ./*.c) >"$tmp/err" 2>&1; then
+		echo "examples that do not compile with $c (file NAME.3.c is the EXAMPLE of NAME(3)):"
+		sed 's/^/    /' "$tmp/err"
+		fail=1
+	fi
+done
 
 echo "$n examples, compiled with:$compilers"
 exit $fail

@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/clock_internal.h"
+#include "clock/clock_internal.h"
 #include "helpers.h"
 
 static uint64_t scale(uint64_t cyc, uint64_t mult, uint32_t shift)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "core/clock_internal.h"
+#include "clock/clock_internal.h"
 #include "helpers.h"
 
 int main(void)

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/clock_internal.h"
+#include "clock/clock_internal.h"
 #include "helpers.h"
 
 static void *calibrate_thread(void *arg)

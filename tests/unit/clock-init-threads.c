@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "core/clock_internal.h"
+#include "clock/clock_internal.h"
 #include "helpers.h"
 
 #define NTHREADS	8

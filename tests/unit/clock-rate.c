@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "core/clock_internal.h"
+#include "clock/clock_internal.h"
 #include "helpers.h"
 
 #define RATE_PPM	50.0

@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/clock_internal.h"
+#include "clock/clock_internal.h"
 #include "helpers.h"
 
 #define MAX_HITS	100000

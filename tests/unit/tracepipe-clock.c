@@ -13,7 +13,7 @@
  */
 #include <evtrace/clock.h>
 
-#include "core/clock_internal.h"
+#include "clock/clock_internal.h"
 #include "unit/tracepipe-util.h"
 
 #define N 300

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/clock_internal.h - the trace clocks' hot path, inlined into the
+ * clock/clock_internal.h - the trace clocks' hot path, inlined into the
  * ring buffer's writers.
  *
  * "local" is the cycle counter (x86-64 TSC, aarch64 CNTVCT_EL0) scaled
@@ -47,8 +47,8 @@
  * counter), so the first scaled reading is not below a fallback reading
  * taken before it (up to NTP slew over the microseconds between).
  */
-#ifndef EVT_CORE_CLOCK_INTERNAL_H
-#define EVT_CORE_CLOCK_INTERNAL_H
+#ifndef EVT_CLOCK_CLOCK_INTERNAL_H
+#define EVT_CLOCK_CLOCK_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -228,4 +228,4 @@ static inline uint64_t tclock_to_ns(enum evt_clock_id id, uint64_t v)
 	return id == EVT_CLOCK_TSC ? tclock_tsc_to_ns(v) : v;
 }
 
-#endif /* EVT_CORE_CLOCK_INTERNAL_H */
+#endif /* EVT_CLOCK_CLOCK_INTERNAL_H */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * core/clock.c - the trace clocks: names, and the one-time calibration
+ * clock/clock.c - the trace clocks: names, and the one-time calibration
  * of the cycle counter behind "local" and "x86-tsc".
  *
- * The hot path is inline in core/clock_internal.h, whose comment has the
+ * The hot path is inline in clock/clock_internal.h, whose comment has the
  * design: the formula, the actors, the state of tclock.mode and the
  * ordering. This file does the calibration once per process:
  *
@@ -61,7 +61,7 @@
 #include <sys/mman.h>
 #endif
 
-#include "core/clock_internal.h"
+#include "clock/clock_internal.h"
 
 struct tclock_calib tclock;
 struct tclock_counter tclock_counter;
