@@ -622,7 +622,7 @@ static ssize_t trigger_write(struct evt_tracefs_file *f, const char *buf, size_t
 {
 	struct tfs_state *st = state_of(f->node.inst);
 	const struct tb_event *ev = node_event(&f->node);
-	struct trigger_error terr = { .cmd = NULL };
+	struct trigger_error terr = { .n = 0 };
 	struct filter_error err;
 	bool has_err = false;
 	char *cmd;
@@ -634,12 +634,10 @@ static ssize_t trigger_write(struct evt_tracefs_file *f, const char *buf, size_t
 	if (!cmd)
 		return -ENOMEM;
 	ret = *cmd ? trigger_apply(f->node.inst, tb_event_id(ev), cmd, &err, &has_err, &terr) : 0;
-	if (terr.cmd) {
-		/* a command's own error (hist), as the kernel's hist_err() */
-		if (st)
-			error_log_add(st->elog, terr.loc, terr.msg, terr.cmd, terr.pos);
-		free(terr.cmd);
-	}
+	/* a command's own errors (hist), as the kernel's hist_err() */
+	for (unsigned int i = 0; st && i < terr.n; i++)
+		error_log_add(st->elog, terr.e[i].loc, terr.e[i].msg, terr.e[i].cmd, terr.e[i].pos);
+	trigger_error_free(&terr);
 	if (has_err && st) {
 		/* as the kernel: the filter's error, with the filter as the command */
 		const char *fexpr = strstr(cmd, " if");

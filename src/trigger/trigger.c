@@ -320,11 +320,12 @@ static bool is_space(char c)
 
 void trigger_err(struct trigger_data *td, const char *msg, unsigned int pos)
 {
-	struct trigger_error *e = td->err;
 	const struct evt_event *ev = td->file->event;
+	struct trigger_error_entry *e;
 
-	if (!e || e->cmd)
+	if (!td->err || td->err->n == TRIGGER_ERRS_MAX)
 		return;
+	e = &td->err->e[td->err->n];
 	e->cmd = malloc(strlen(td->cmd->name) + strlen(td->line ? td->line : "") + 2);
 	if (!e->cmd)
 		return;
@@ -332,6 +333,14 @@ void trigger_err(struct trigger_data *td, const char *msg, unsigned int pos)
 	snprintf(e->loc, sizeof(e->loc), "%s:%s:%s", td->cmd->name, ev->system, ev->name);
 	e->msg = msg;
 	e->pos = pos;
+	td->err->n++;
+}
+
+void trigger_error_free(struct trigger_error *terr)
+{
+	for (unsigned int i = 0; i < terr->n; i++)
+		free(terr->e[i].cmd);
+	terr->n = 0;
 }
 
 /* trigger_apply() on @file with event_mutex held; *@tdp: what the caller frees, unlocked. */

@@ -81,15 +81,27 @@ struct trigger_cmd {
 
 /*
  * What a command reports to the instance's error_log (hist's errors, as the
- * kernel's hist_err()): @loc ("hist:sys:event"), @msg, the command (malloc'd,
- * freed by whoever reads it) and the caret's position in it.
+ * kernel's hist_err()), one entry per call in the order made: the kernel
+ * logs every hist_err() (a "$name" that is no variable logs "Couldn't find
+ * variable", then "Couldn't find field" when parse_atom() tries it as a
+ * field). Each entry: @loc ("hist:sys:event"), @msg, the command (malloc'd,
+ * freed by trigger_error_free()) and the caret's position in it. Entries past
+ * TRIGGER_ERRS_MAX are dropped (the kernel's log keeps 16 in all).
  */
+#define TRIGGER_ERRS_MAX 8
+
 struct trigger_error {
-	char loc[128];
-	const char *msg;
-	char *cmd;
-	unsigned int pos;
+	unsigned int n;
+	struct trigger_error_entry {
+		char loc[128];
+		const char *msg;
+		char *cmd;
+		unsigned int pos;
+	} e[TRIGGER_ERRS_MAX];
 };
+
+/* trigger_error_free() - free the commands of @terr's entries; it is empty after. */
+void trigger_error_free(struct trigger_error *terr);
 
 struct trigger_data {
 	const struct trigger_cmd *cmd;
