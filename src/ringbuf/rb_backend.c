@@ -531,7 +531,7 @@ static bool rb_cpu_stuck(struct rb_cpu *cb, uint64_t pos, uint64_t now)
  * Context: ctl_lock held; sleeps up to RB_QUIESCE_NS.
  * Return: 0 with the CPU disabled; -EBADMSG with the CPU disabled too, its
  * shared state being corrupt (rb_cpu_check(): the caller rebuilds it or
- * lets it go with rb_cpu_sync_disabled()); -EBUSY with nothing changed: a
+ * lets it go with rb_cpu_quiesce_end()); -EBUSY with nothing changed: a
  * reservation stays uncommitted, or somebody keeps changing the state.
  */
 int rb_cpu_quiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb, bool stuck_is_corrupt)
@@ -539,9 +539,15 @@ int rb_cpu_quiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb, bool stuck_is_
 	uint64_t pos, deadline = rb_now_ns() + RB_QUIESCE_NS;
 	int ret;
 
+	/*
+	 * Writers refused from now on count a drop (rb_reserve()). The CAS in
+	 * rb_cpu_set_disabled() (a full barrier) orders this store before the
+	 * bit that refuses them.
+	 */
+	st_relaxed(&cb->quiescing, 1);
 	/* After it, no reservation on the old state can succeed. */
 	if (!rb_cpu_set_disabled(rb, cb, &pos)) {
-		rb_cpu_sync_disabled(rb, cb);
+		rb_cpu_quiesce_end(rb, cb);
 		return -EBUSY;
 	}
 	for (;;) {
@@ -564,7 +570,7 @@ int rb_cpu_quiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb, bool stuck_is_
 		    rb_cpu_stuck(cb, pos, rb_now_ns()))
 			return -EBADMSG;
 		if (now_pos != pos || rb_now_ns() > deadline) {
-			rb_cpu_sync_disabled(rb, cb);
+			rb_cpu_quiesce_end(rb, cb);
 			return -EBUSY;
 		}
 		sched_yield();
@@ -588,7 +594,25 @@ void rb_cpu_unquiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint64_t po
 		pair_load(&shm->w, &ts, &opos);
 		/* Full barrier: the new layout and read_pos are visible before it. */
 	} while (!pair_cas(&shm->w, ts, opos, ts, pos) && ++tries < RB_CAS_TRIES);
+	rb_cpu_quiesce_end(rb, cb);
+}
+
+/**
+ * rb_cpu_quiesce_end() - let writers in again where they were.
+ * @rb: the buffer.
+ * @cb: a CPU buffer quiesced by rb_cpu_quiesce() (or being given up).
+ *
+ * Context: ctl_lock held.
+ */
+void rb_cpu_quiesce_end(struct evt_ring_buffer *rb, struct rb_cpu *cb)
+{
 	rb_cpu_sync_disabled(rb, cb);
+	/*
+	 * Release: the CAS that cleared the bit comes first, so a writer that
+	 * still saw the bit and reads 0 here finds w changed when it looks
+	 * again, and retries instead of being refused uncounted.
+	 */
+	st_release(&cb->quiescing, 0);
 }
 
 /**
@@ -748,7 +772,7 @@ int evt_ring_buffer_set_clock(struct evt_ring_buffer *rb, enum evt_clock_id cloc
 	}
 	if (ret < 0) {
 		while (cpu-- > 0)
-			rb_cpu_sync_disabled(rb, &rb->cpus[cpu]);
+			rb_cpu_quiesce_end(rb, &rb->cpus[cpu]);
 		goto out_unlock;
 	}
 	st_relaxed(&rb->clock, (uint32_t)clock);
@@ -876,7 +900,7 @@ int evt_ring_buffer_swap_cpu(struct evt_ring_buffer *a, struct evt_ring_buffer *
 		goto out_unlock;
 	ret = rb_cpu_quiesce_repair(b, cbb, false);
 	if (ret < 0) {
-		rb_cpu_sync_disabled(a, ca);
+		rb_cpu_quiesce_end(a, ca);
 		goto out_unlock;
 	}
 	pthread_mutex_lock(&first->cpus[cpu].reader_lock);
@@ -884,8 +908,8 @@ int evt_ring_buffer_swap_cpu(struct evt_ring_buffer *a, struct evt_ring_buffer *
 	rb_cpu_swap_contents(a, ca, cbb, tmp);
 	pthread_mutex_unlock(&second->cpus[cpu].reader_lock);
 	pthread_mutex_unlock(&first->cpus[cpu].reader_lock);
-	rb_cpu_sync_disabled(a, ca);
-	rb_cpu_sync_disabled(b, cbb);
+	rb_cpu_quiesce_end(a, ca);
+	rb_cpu_quiesce_end(b, cbb);
 out_unlock:
 	pthread_mutex_unlock(&second->ctl_lock);
 	pthread_mutex_unlock(&first->ctl_lock);
@@ -1117,7 +1141,7 @@ static int rb_resize_locked(struct evt_ring_buffer *rb, uint32_t order, int cpu,
 		/* the CPUs quiesced before the one that failed, then every region */
 		for (int j = 0; j < i - 1; j++)
 			if (regs[j].data)
-				rb_cpu_sync_disabled(rb, &rb->cpus[j]);
+				rb_cpu_quiesce_end(rb, &rb->cpus[j]);
 		for (int j = 0; j < rb->nr_cpus; j++)
 			rb_region_drop(rb, &regs[j], order);
 		return ret;
