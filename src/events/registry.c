@@ -21,7 +21,6 @@
 #include "compat/atomic.h"
 #include "compat/compiler.h"
 #include "compat/urcu.h"
-#include "control/ctl_internal.h"
 #include "events/event_internal.h"
 #include "filter/filter.h"
 
@@ -99,16 +98,18 @@ static void event_gc_flush(void)
 	nr_gc = 0;
 }
 
+__thread unsigned int event_locks_held; /* see event_internal.h */
+
 void event_lock(void)
 {
 	pthread_mutex_lock(&event_mutex);
-	ctl_locks_held++; /* no start-up hold under it (ctl_internal.h) */
+	event_locks_held++; /* no start-up hold under it (event_internal.h) */
 }
 
 void event_unlock(void)
 {
 	event_gc_flush();
-	ctl_locks_held--;
+	event_locks_held--;
 	pthread_mutex_unlock(&event_mutex);
 }
 

@@ -37,6 +37,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include "compat/elfsym.h"
 #include "filter/filter_internal.h"
 
 static const char *const filter_ops[FOP_MAX + 1] = {
@@ -471,141 +472,6 @@ out:
 }
 
 /*
- * Symbols of this process for .function: the kernel's kallsyms becomes the
- * dynamic linker's tables (dlsym, dladdr1), then the ELF .symtab of every
- * loaded object (the program's static functions are only there), read from
- * its file. A symbol is an STT_FUNC or STT_OBJECT with a size; its range is
- * [value, value + size).
- */
-struct sym_query {
-	const char *name;	/* by name, or */
-	uintptr_t addr;		/* the symbol holding this address */
-	uint64_t start, end;
-	bool found;
-};
-
-static bool in_object(const struct dl_phdr_info *info, uintptr_t addr)
-{
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && addr >= lo && addr - lo < ph->p_memsz)
-			return true;
-	}
-	return false;
-}
-
-static void search_symtab(const char *map, size_t size, uintptr_t base, struct sym_query *q)
-{
-	const ElfW(Ehdr) *eh = (const void *)map;
-	const ElfW(Shdr) *sh;
-
-	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
-	    eh->e_shentsize != sizeof(*sh) || eh->e_shoff > size ||
-	    eh->e_shnum > (size - eh->e_shoff) / sizeof(*sh))
-		return;
-	sh = (const void *)(map + eh->e_shoff);
-	for (unsigned int i = 0; i < eh->e_shnum && !q->found; i++) {
-		const ElfW(Shdr) *st = &sh[i], *str;
-		const ElfW(Sym) *sym;
-		size_t n;
-
-		if ((st->sh_type != SHT_SYMTAB && st->sh_type != SHT_DYNSYM) ||
-		    st->sh_link >= eh->e_shnum || st->sh_offset > size ||
-		    st->sh_size > size - st->sh_offset)
-			continue;
-		str = &sh[st->sh_link];
-		if (str->sh_offset > size || str->sh_size > size - str->sh_offset)
-			continue;
-		sym = (const void *)(map + st->sh_offset);
-		n = st->sh_size / sizeof(*sym);
-		for (size_t k = 0; k < n; k++) {
-			int type = ELF64_ST_TYPE(sym[k].st_info);
-			uint64_t start = base + sym[k].st_value;
-
-			if ((type != STT_FUNC && type != STT_OBJECT) || !sym[k].st_size ||
-			    sym[k].st_shndx == SHN_UNDEF || sym[k].st_name >= str->sh_size)
-				continue;
-			if (q->name ? !strncmp(map + str->sh_offset + sym[k].st_name, q->name,
-					       str->sh_size - sym[k].st_name) &&
-					      strlen(q->name) < str->sh_size - sym[k].st_name
-				    : q->addr >= start && q->addr - start < sym[k].st_size) {
-				q->start = start;
-				q->end = start + sym[k].st_size;
-				q->found = true;
-				return;
-			}
-		}
-	}
-}
-
-static int search_object(struct dl_phdr_info *info, size_t size, void *data)
-{
-	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : NULL;
-	struct sym_query *q = data;
-	struct stat st;
-	char *map;
-	int fd;
-
-	(void)size;
-	if (!q->name && !in_object(info, q->addr))
-		return 0;
-	if (!path) {
-		/* no name: the main program (its file is /proc/self/exe), or a vDSO: skip that */
-		if (info->dlpi_phdr != (const void *)getauxval(AT_PHDR))
-			return 0;
-		path = "/proc/self/exe";
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &st) || st.st_size <= 0) {
-		close(fd);
-		return 0;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return 0;
-	search_symtab(map, (size_t)st.st_size, info->dlpi_addr, q);
-	munmap(map, (size_t)st.st_size);
-	return q->found;	/* non-zero stops the walk */
-}
-
-/* kallsyms_lookup_name(): the address of @name in this process, or 0. */
-static uintptr_t symbol_lookup(const char *name)
-{
-	struct sym_query q = { .name = name };
-	void *p = dlsym(RTLD_DEFAULT, name);
-
-	if (p)
-		return (uintptr_t)p;
-	dl_iterate_phdr(search_object, &q);
-	return q.found ? (uintptr_t)q.start : 0;
-}
-
-/* kallsyms_lookup_size_offset(): the range of the symbol holding @ip. */
-static bool symbol_range(uintptr_t ip, uint64_t *start, uint64_t *end)
-{
-	struct sym_query q = { .addr = ip };
-	const ElfW(Sym) *sym = NULL;
-	Dl_info info;
-
-	if (dladdr1((void *)ip, &info, (void **)&sym, RTLD_DL_SYMENT) && info.dli_saddr && sym &&
-	    sym->st_size && ip - (uintptr_t)info.dli_saddr < sym->st_size) {
-		*start = (uintptr_t)info.dli_saddr;
-		*end = *start + sym->st_size;
-		return true;
-	}
-	dl_iterate_phdr(search_object, &q);
-	*start = q.start;
-	*end = q.end;
-	return q.found;
-}
-
-/*
  * parse_pred() of the kernel: one `field op value` at @str, whose first
  * character is at offset @pos - 1 of the expression (the kernel's positions
  * are one past it, and so are ours). Return the bytes consumed, or < 0.
@@ -711,14 +577,14 @@ static int parse_pred(struct parse_state *ps, const char *str, int pos, struct f
 			name = strndup(str + s, (size_t)(i - s));
 			if (!name)
 				return -ENOMEM;
-			ip = symbol_lookup(name);
+			ip = elfsym_lookup_name(name);
 			free(name);
 			if (!ip) {
 				parse_error(ps, FE_NO_FUNCTION, pos + i);
 				return -EINVAL;
 			}
 		}
-		if (!symbol_range((uintptr_t)ip, &start, &end)) {
+		if (!elfsym_func_range(ip, &start, &end)) {
 			parse_error(ps, FE_NO_FUNCTION, pos + i);
 			return -EINVAL;
 		}

@@ -30,6 +30,7 @@
  * published, the map pointer with rcu_deref (a `clear` publishes a new map
  * and frees the old one after a grace period), the paused flag relaxed.
  */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
@@ -664,7 +665,12 @@ static void field_print(struct text *t, const struct hist_field *f)
 
 	if (f->var)
 		text_add(t, "%s=", f->var);
-	if (f->src == SRC_CONST)
+	/* hist_field_print() names the CPU and comm fields by flag, however they were written */
+	if (f->src == SRC_CPU)
+		text_add(t, "common_cpu");
+	else if (f->src == SRC_COMM)
+		text_add(t, "common_comm");
+	else if (f->src == SRC_CONST)
 		text_add(t, "%llu", (unsigned long long)f->constant);
 	else if (f->src == SRC_REF)
 		text_add(t, "$%s", f->name);
@@ -934,6 +940,31 @@ static unsigned int var_str_len(const struct hist_data *hd, const struct hist_fi
 	}
 }
 
+/* kstrtoul(s, 0, ...): an optional '+', base 0, one trailing '\n', nothing else; no overflow. */
+static int k_strtoul(const char *s, unsigned long *res)
+{
+	int saved = errno, range;
+	unsigned long v;
+	char *end;
+
+	if (*s == '+')
+		s++;
+	if (!isxdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	range = errno;
+	errno = saved;
+	if (range)
+		return -ERANGE;
+	if (*end == '\n')
+		end++;
+	if (*end || end == s)
+		return -EINVAL;
+	*res = v;
+	return 0;
+}
+
 /*
  * One key or value: "name[.modifier]" (the kernel's parse_field() and
  * create_hist_field()). @key: it is a key. Logs the kernel's errors.
@@ -963,17 +994,18 @@ static int parse_one(struct trigger_data *td, struct hist_data *hd, struct hist_
 		} else if (!strcmp(mod, "usecs")) {
 			flags |= HF_USECS;
 		} else if (!strncmp(mod, "bucket", 6)) {
-			char *p = mod + 6, *end;
-
-			if (*p == 's')
-				p++;
-			if (*p != '=')
+			/*
+			 * parse_field() moves its modifier pointer along "bucket[s]=" as it
+			 * reads, and its error's caret is where that pointer stopped: at
+			 * the number for ".buckets=0", at the end of ".buckets".
+			 */
+			mod += 6;
+			if (*mod == 's')
+				mod++;
+			if (*mod != '=')
 				goto bad_mod;
-			p++;
-			if (!*p || *p == '-' || *p == '+')
-				goto bad_mod;
-			f->buckets = strtoul(p, &end, 0);
-			if (*end || !f->buckets)
+			mod++;
+			if (k_strtoul(mod, &f->buckets) || !f->buckets)
 				goto bad_mod;
 			flags |= HF_BUCKET;
 		} else if (!strncmp(mod, "percent", 7)) {
@@ -998,15 +1030,20 @@ static int parse_one(struct trigger_data *td, struct hist_data *hd, struct hist_
 			hd->ts_usecs = true;
 	} else if (!strcmp(str, "common_cpu") ||
 		   ((!strcmp(str, "cpu") || !strcmp(str, "CPU")) && !find_field(ev, str))) {
+		/*
+		 * "cpu" and "CPU" are the kernel's generic fields (trace_find_event_field()
+		 * finds them after the event's own): the hist_field keeps that field, so
+		 * hist_field_name() prints the name as given; "common_cpu" has none.
+		 */
 		flags |= HF_CPU;
 		f->src = SRC_CPU;
-		f->name = "common_cpu";
+		f->name = !strcmp(str, "cpu") ? "cpu" : !strcmp(str, "CPU") ? "CPU" : "common_cpu";
 		f->type = "unsigned int";
 	} else if (!strcmp(str, "common_comm") ||
 		   ((!strcmp(str, "comm") || !strcmp(str, "COMM")) && !find_field(ev, str))) {
 		flags |= HF_STRING;
 		f->src = SRC_COMM;
-		f->name = "common_comm";
+		f->name = !strcmp(str, "comm") ? "comm" : !strcmp(str, "COMM") ? "COMM" : "common_comm";
 		f->type = "char[]";
 	} else if (!strcmp(str, "hitcount")) {
 		flags |= HF_HITCOUNT;
@@ -1226,6 +1263,20 @@ static const char *local_var_field(const struct hist_data *hd, const char *name)
 	return NULL;
 }
 
+/*
+ * A "$name" that names no variable: parse_var_ref() has logged "Couldn't find
+ * variable" and returned NULL, and parse_atom() goes on to parse_field() with
+ * the same text, which fails on it again: a second error_log entry ("Couldn't
+ * find field" at "$name", or "Invalid field modifier" for a bad ".modifier").
+ */
+static int not_a_field(struct trigger_data *td, struct hist_data *hd, struct hist_field *f,
+		       char *str, bool key)
+{
+	int ret = parse_one(td, hd, f, str, key);
+
+	return ret < 0 ? ret : -EINVAL;
+}
+
 /* One operand: a number, $variable, or a field (the kernel's parse_atom()). */
 static int parse_atom(struct trigger_data *td, struct hist_data *hd, struct hist_field *f,
 		      char *str, bool key, bool once)
@@ -1254,7 +1305,7 @@ static int parse_atom(struct trigger_data *td, struct hist_data *hd, struct hist
 		owner = find_var_on(td, qsys, qev, qvar, &idx);
 		if (!owner) {
 			trigger_err(td, "Couldn't find variable", errpos(td, qvar));
-			return -EINVAL;
+			return not_a_field(td, hd, f, qvar - 1, key);
 		}
 		r = field_ref(hd, f, owner, idx, qvar, once);
 		if (r < 0)
@@ -1282,7 +1333,7 @@ static int parse_atom(struct trigger_data *td, struct hist_data *hd, struct hist
 		}
 		owner = find_var(td, hd, str + 1, &idx, true);
 		if (!owner)
-			return -EINVAL;
+			return not_a_field(td, hd, f, str, key);
 		if (owner->key_size != hd->key_size && hd->key_size) {
 			trigger_err(td, "Couldn't find variable", errpos(td, str + 1));
 			return -EINVAL;
@@ -1760,8 +1811,7 @@ out:
 static struct trigger_data *compatible_hist(const struct hist_data *hd,
 					    struct trace_event_file *file)
 {
-	const struct trigger_file *tf = file->triggers;
-	const struct trigger_list *tl = tf ? tf->list : NULL;
+	const struct trigger_list *tl = file->triggers;
 
 	for (unsigned int i = 0; tl && i < tl->nr; i++) {
 		const struct hist_data *o;
@@ -1817,12 +1867,10 @@ static bool other_field(struct hist_field *f, const struct evt_event *ev, const 
 /*
  * A param that is a field of another event (the kernel's
  * trace_action_create_field_var() when the field is not the target's): checked
- * now, its histogram made at registration (fv_attach). @target_err: the field
- * was looked for on this event first (the kernel's first error is then that one).
+ * now, its histogram made at registration (fv_attach).
  */
 static int field_var_param(struct trigger_data *td, struct hist_data *hd, struct hist_action *a,
-			   unsigned int i, const char *sys, const char *evname, const char *field,
-			   bool target_err)
+			   unsigned int i, const char *sys, const char *evname, const char *field)
 {
 	struct hist_field *f = &a->pv[i];
 	struct trace_event_file *file;
@@ -1835,15 +1883,12 @@ static int field_var_param(struct trigger_data *td, struct hist_data *hd, struct
 	ev = event_find_locked(sys, evname);
 	file = ev ? event_file_locked(td->file->inst, ev) : NULL;
 	if (!file || file == td->file) {
-		trigger_err(td, target_err ? "Couldn't find field" : "Event file not found",
+		trigger_err(td, !file ? "Event file not found" : "Matching event histogram not found",
 			    errpos(td, field));
 		return -EINVAL;
 	}
 	if (!td->remove && !compatible_hist(hd, file)) {
-		trigger_err(td,
-			    target_err ? "Couldn't find field" :
-					 "Matching event histogram not found",
-			    errpos(td, field));
+		trigger_err(td, "Matching event histogram not found", errpos(td, field));
 		return -EINVAL;
 	}
 	if (!other_field(f, ev, field)) {
@@ -1933,18 +1978,24 @@ static int action_param(struct trigger_data *td, struct hist_data *hd, struct hi
 					    errpos(td, param));
 			return r;
 		}
+		/*
+		 * create_field_var(): parse_atom() logs the field, then "Couldn't parse
+		 * field variable"; trace_action_create_field_var() goes on to the
+		 * named event (this one: no histogram of it matches yet) or the
+		 * onmatch() event, and fails there too unless that event has it.
+		 */
+		trigger_err(td, "Couldn't find field", errpos(td, param));
+		trigger_err(td, "Couldn't parse field variable", errpos(td, param));
 		if (sys) {
-			trigger_err(td, "Couldn't find field", errpos(td, param));
+			trigger_err(td, "Matching event histogram not found", errpos(td, param));
 			return -EINVAL;
 		}
-		if (a->handler != H_ONMATCH) {
-			trigger_err(td, "Couldn't find field", errpos(td, param));
+		if (a->handler != H_ONMATCH)
 			return -EINVAL;
-		}
 		/* not this event's: the onmatch() event's */
-		return field_var_param(td, hd, a, n, a->match_sys, a->match_event, param, true);
+		return field_var_param(td, hd, a, n, a->match_sys, a->match_event, param);
 	}
-	return field_var_param(td, hd, a, n, sys, evname, param, false);
+	return field_var_param(td, hd, a, n, sys, evname, param);
 }
 
 /*
@@ -1989,7 +2040,7 @@ static int save_param(struct trigger_data *td, struct hist_data *hd, struct hist
 		} else {
 			owner = find_var(td, hd, param + 1, &idx, true);
 			if (!owner)
-				return -EINVAL;
+				return not_a_field(td, hd, f, param, true);
 		}
 		r = field_ref(hd, f, owner, idx, param + 1, false);
 		if (r < 0)
@@ -2061,6 +2112,9 @@ static int create_actions(struct trigger_data *td, struct hist_data *hd)
 				ret = save_param(td, hd, f, copy);
 				free(copy);
 				if (ret) {
+					/* create_field_var(), then action_create() */
+					trigger_err(td, "Couldn't parse field variable",
+						    errpos(td, a->params[i]));
 					trigger_err(td, "Couldn't create field variable",
 						    errpos(td, a->params[i]));
 					return ret;
@@ -3282,7 +3336,7 @@ int hist_show_text(struct evt_instance *inst, unsigned int event_id, char **text
 		goto out;
 	}
 	text_add(&t, "%s", "");
-	tl = file->triggers ? ((struct trigger_file *)file->triggers)->list : NULL;
+	tl = file->triggers;
 	for (unsigned int i = 0; tl && i < tl->nr; i++)
 		if (tl->td[i]->cmd == &hist_cmd)
 			hist_table(&t, tl->td[i], n++);

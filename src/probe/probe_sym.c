@@ -4,7 +4,8 @@
  * process, read from their ELF files: .symtab when the object is not
  * stripped (static functions too), and .dynsym. Names resolve to addresses
  * for probe definitions; addresses resolve to "sym+0xoff/0xsize" for
- * printing. Nothing here runs at a hit.
+ * printing. Nothing here runs at a hit. The files are read with
+ * compat/elfsym.h (which the filter compiler's `.function` uses too).
  *
  * The files are opened read-only and mapped privately for the duration of
  * one call (one file is kept mapped as a cache for the printer, under
@@ -24,98 +25,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compat/elfsym.h"
 #include "probe/probe.h"
-
-/* One mapped ELF file. */
-struct elf_file {
-	const unsigned char *map;
-	size_t size;
-};
-
-static int elf_open(const char *path, struct elf_file *ef)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -ENOENT;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr) ||
-	    st.st_size > ((off_t)1 << 32)) {
-		close(fd);
-		return -ENOENT;
-	}
-	ef->size = (size_t)st.st_size;
-	ef->map = mmap(NULL, ef->size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (ef->map == MAP_FAILED)
-		return -ENOMEM;
-	if (memcmp(ef->map, ELFMAG, SELFMAG) || ef->map[EI_CLASS] != ELFCLASS64) {
-		munmap((void *)ef->map, ef->size);
-		return -ENOENT;
-	}
-	return 0;
-}
-
-static void elf_close(struct elf_file *ef)
-{
-	if (ef->map)
-		munmap((void *)ef->map, ef->size);
-	ef->map = NULL;
-}
-
-/* Is [off, off + len) inside the file? */
-static bool elf_in(const struct elf_file *ef, uint64_t off, uint64_t len)
-{
-	return off <= ef->size && len <= ef->size - off;
-}
-
-/*
- * Call @fn for each defined symbol of @type (STT_FUNC, STT_OBJECT) of the file's .symtab and
- * .dynsym (st_value as in the file). Stops at a non-zero return.
- */
-static int elf_foreach_sym(const struct elf_file *ef, unsigned int type,
-			   int (*fn)(const char *name, const Elf64_Sym *sym, void *arg), void *arg)
-{
-	const Elf64_Ehdr *eh = (const void *)ef->map;
-	const Elf64_Shdr *sh;
-
-	if (eh->e_shentsize != sizeof(Elf64_Shdr) ||
-	    !elf_in(ef, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)))
-		return 0;
-	sh = (const void *)(ef->map + eh->e_shoff);
-	for (unsigned int i = 0; i < eh->e_shnum; i++) {
-		const Elf64_Shdr *strs;
-		const Elf64_Sym *syms;
-		uint64_t n;
-
-		if (sh[i].sh_type != SHT_SYMTAB && sh[i].sh_type != SHT_DYNSYM)
-			continue;
-		if (sh[i].sh_link >= eh->e_shnum || sh[i].sh_entsize != sizeof(Elf64_Sym) ||
-		    !elf_in(ef, sh[i].sh_offset, sh[i].sh_size))
-			continue;
-		strs = &sh[sh[i].sh_link];
-		if (!elf_in(ef, strs->sh_offset, strs->sh_size) || strs->sh_size == 0)
-			continue;
-		syms = (const void *)(ef->map + sh[i].sh_offset);
-		n = sh[i].sh_size / sizeof(Elf64_Sym);
-		for (uint64_t j = 0; j < n; j++) {
-			const char *name;
-			int ret;
-
-			if (ELF64_ST_TYPE(syms[j].st_info) != type ||
-			    syms[j].st_shndx == SHN_UNDEF || !syms[j].st_value ||
-			    syms[j].st_name >= strs->sh_size)
-				continue;
-			name = (const char *)ef->map + strs->sh_offset + syms[j].st_name;
-			if (!memchr(name, '\0', strs->sh_size - syms[j].st_name))
-				continue;
-			ret = fn(name, &syms[j], arg);
-			if (ret)
-				return ret;
-		}
-	}
-	return 0;
-}
 
 /* The file of a loaded object: the main program's through /proc/self/exe. */
 static const char *obj_path(const char *name)
@@ -163,7 +74,7 @@ static int lookup_obj(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	const char *path = obj_path(info->dlpi_name);
 	struct lookup *l = arg;
-	struct elf_file ef;
+	struct elfsym_file ef;
 
 	(void)size;
 	if (l->lib && !lib_matches(l->lib, info->dlpi_name[0] ? info->dlpi_name : "")) {
@@ -180,11 +91,11 @@ static int lookup_obj(struct dl_phdr_info *info, size_t size, void *arg)
 		if (!lib_matches(l->lib, exe))
 			return 0;
 	}
-	if (elf_open(path, &ef))
+	if (elfsym_open(path, &ef))
 		return 0;
 	l->in_this = false;
-	elf_foreach_sym(&ef, l->type, lookup_sym, l);
-	elf_close(&ef);
+	elfsym_foreach(&ef, ELFSYM_T(l->type), lookup_sym, l);
+	elfsym_close(&ef);
 	if (l->in_this) {
 		if (l->found++ == 0) {
 			l->out->addr = info->dlpi_addr + l->value;
@@ -253,7 +164,7 @@ bool probe_obj_alive(const char *obj, uint64_t base)
 /* --- address -> symbol (the printer) ---------------------------------------------------- */
 
 static pthread_mutex_t sym_mutex = PTHREAD_MUTEX_INITIALIZER;
-static struct elf_file sym_cache;	/* the last file read, sym_mutex */
+static struct elfsym_file sym_cache;	/* the last file read, sym_mutex */
 static char sym_cache_path[256];
 
 struct nearest {
@@ -301,9 +212,9 @@ void probe_sym_format(uint64_t addr, bool with_size, char *buf, size_t len)
 			path = "/proc/self/exe";
 	}
 	if (strcmp(sym_cache_path, path)) {
-		elf_close(&sym_cache);
+		elfsym_close(&sym_cache);
 		sym_cache_path[0] = '\0';
-		if (!elf_open(path, &sym_cache))
+		if (!elfsym_open(path, &sym_cache))
 			snprintf(sym_cache_path, sizeof(sym_cache_path), "%s", path);
 	}
 	if (sym_cache.map) {
@@ -311,7 +222,7 @@ void probe_sym_format(uint64_t addr, bool with_size, char *buf, size_t len)
 
 		/* an executable (ET_EXEC) has absolute symbol values */
 		n.off = eh->e_type == ET_EXEC ? addr : addr - (uint64_t)(uintptr_t)info.dli_fbase;
-		elf_foreach_sym(&sym_cache, STT_FUNC, nearest_sym, &n);
+		elfsym_foreach(&sym_cache, ELFSYM_FUNC, nearest_sym, &n);
 	}
 	if (n.name) {
 		if (with_size)

@@ -66,17 +66,18 @@ static int count(const char *s, const char *needle)
 
 static void apply(struct evt_instance *inst, unsigned int id, const char *cmd, int *ret)
 {
-	struct trigger_error terr = { .cmd = NULL };
+	struct trigger_error terr = { .n = 0 };
 	struct filter_error ferr;
 	bool has_ferr;
 
 	*ret = trigger_apply(inst, id, cmd, &ferr, &has_ferr, &terr);
-	if (terr.cmd) {
+	check(terr.n <= TRIGGER_ERRS_MAX);
+	for (unsigned int i = 0; i < terr.n; i++) {
 		check(*ret < 0);
-		check(terr.pos <= strlen(terr.cmd));
-		check(!strncmp(terr.loc, "hist:hist_test:", 15));
-		free(terr.cmd);
+		check(terr.e[i].pos <= strlen(terr.e[i].cmd));
+		check(!strncmp(terr.e[i].loc, "hist:hist_test:", 15));
 	}
+	trigger_error_free(&terr);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

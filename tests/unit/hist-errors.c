@@ -69,6 +69,37 @@ int main(void)
 	      LOC "Invalid field modifier\n"
 		  "  Command: hist:keys=call_site:vals=bytes_req.log2\n"
 		  "                                    ^\n");
+	/*
+	 * .buckets: parse_field() moves its modifier pointer along "bucket[s]=" and
+	 * errpos() finds where it stopped: the number (its first occurrence in
+	 * the command: the 0 of "size=2048" would come first), the end of the text
+	 * (err_pos() of "" is 0)
+	 */
+	check("hist:keys=call_site.buckets=0", EINVAL,
+	      LOC "Invalid field modifier\n"
+		  "  Command: hist:keys=call_site.buckets=0\n"
+		  "                                       ^\n");
+	check("hist:keys=call_site.bucket=x", EINVAL,
+	      LOC "Invalid field modifier\n"
+		  "  Command: hist:keys=call_site.bucket=x\n"
+		  "                                      ^\n");
+	check("hist:keys=call_site.buckets", EINVAL,
+	      LOC "Invalid field modifier\n"
+		  "  Command: hist:keys=call_site.buckets\n"
+		  "           ^\n");
+	check("hist:keys=call_site.bucketsx10", EINVAL,
+	      LOC "Invalid field modifier\n"
+		  "  Command: hist:keys=call_site.bucketsx10\n"
+		  "                                      ^\n");
+	/* "-" splits the key as an expression first: "call_site.buckets=" then "1" */
+	check("hist:keys=call_site.buckets=-1", EINVAL,
+	      LOC "Invalid field modifier\n"
+		  "  Command: hist:keys=call_site.buckets=-1\n"
+		  "           ^\n");
+	check("hist:keys=call_site.buckets=+8:vals=bytes_req.buckets=0", EINVAL,
+	      LOC "Invalid field modifier\n"
+		  "  Command: hist:keys=call_site.buckets=+8:vals=bytes_req.buckets=0\n"
+		  "                                                                 ^\n");
 	check("hist:keys=call_site.percent", EINVAL,
 	      LOC "Invalid field modifier\n"
 		  "  Command: hist:keys=call_site.percent\n"
@@ -107,10 +138,14 @@ int main(void)
 		  "           ^\n");
 
 	/* variables and expressions */
+	/* parse_var_ref() logs, then parse_atom() tries "$nosuch" as a field: two entries */
 	check("hist:keys=call_site:x=bytes_req-$nosuch", EINVAL,
 	      LOC "Couldn't find variable\n"
 		  "  Command: hist:keys=call_site:x=bytes_req-$nosuch\n"
-		  "                                            ^\n");
+		  "                                            ^\n"
+	      LOC "Couldn't find field\n"
+		  "  Command: hist:keys=call_site:x=bytes_req-$nosuch\n"
+		  "                                           ^\n");
 	check("hist:keys=call_site:x=bytes_req/0", EDOM,
 	      LOC "Division by zero\n"
 		  "  Command: hist:keys=call_site:x=bytes_req/0\n"

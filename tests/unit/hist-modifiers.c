@@ -97,6 +97,39 @@ int main(void)
 	T_ECHO("!hist:keys=common_cpu\n", KMALLOC "trigger");
 	T_ECHO("!hist:keys=bytes_req:vals=common_timestamp.usecs\n", KMALLOC "trigger");
 
+	/*
+	 * cpu, CPU, comm, COMM: the kernel's generic fields. parse_field() keeps the
+	 * field it found, so hist_field_name() (the entries, expressions, sort keys)
+	 * gives the name as written; hist_field_print() (the trigger line) names the
+	 * CPU and comm fields by their flag: common_cpu, common_comm.
+	 */
+	{
+		static const char *const gen[][3] = {
+			{ "cpu", "common_cpu", "{ cpu: " },
+			{ "CPU", "common_cpu", "{ CPU: " },
+			{ "comm", "common_comm", "{ comm: hist-mod" },
+			{ "COMM", "common_comm", "{ COMM: hist-mod" },
+		};
+		char cmd[128];
+
+		for (unsigned int i = 0; i < sizeof(gen) / sizeof(gen[0]); i++) {
+			snprintf(cmd, sizeof(cmd), "hist:keys=%s:sort=%s\n", gen[i][0], gen[i][0]);
+			T_ECHO(cmd, KMALLOC "trigger");
+			trace_kmalloc(1, 2, 3, 4, 0);
+			h = cat(KMALLOC "hist");
+			snprintf(want, sizeof(want),
+				 "# trigger info: hist:keys=%s:vals=hitcount:sort=%s:size=2048 "
+				 "[active]\n",
+				 gen[i][1], gen[i][1]);
+			if (!strstr(h, want) || !strstr(h, gen[i][2]))
+				t_fail("keys=%s:\n%s", gen[i][0], h);
+			snprintf(cmd, sizeof(cmd), "!hist:keys=%s:sort=%s\n", gen[i][0],
+				 gen[i][0]);
+			T_ECHO(cmd, KMALLOC "trigger");
+			T_ASSERT_STR(cat(KMALLOC "hist"), "");
+		}
+	}
+
 	/* an instance has its own histograms */
 	T_ASSERT_OK(evt_instance_create("hist-mod", &inst));
 	T_ASSERT_EQ(evt_tracefs_write(inst, RX "trigger", "hist:keys=len\n", 14, GGT), 14);

@@ -76,7 +76,9 @@ static void check(const char *c, const char *path, const char *ev, int err, cons
 	T_ASSERT(strstr(c, at) != NULL);
 	snprintf(want, sizeof(want), "hist:hist_test:%s: error: %s\n  Command: %s\n%*s^\n", ev, msg,
 		 c, (int)(strstr(c, at) - c) + 11, "");
-	T_ASSERT_STR(elog(), want);
+	/* the first entry (the kernel logs more after it on some paths) */
+	if (strncmp(elog(), want, strlen(want)))
+		T_ASSERT_STR(elog(), want);
 }
 
 static void string_variables(void)
@@ -158,8 +160,22 @@ static void string_variables(void)
 	golden("strvars-save", cat(SWITCH "hist"));
 	cmd("!hist:keys=next_pid:lat=ts-$ts0,me=next_comm:onmax($lat).save($wcomm,$ts0,$me,prev_pid)",
 	    SWITCH "trigger");
-	check("hist:keys=next_pid:lat=ts-$ts0:onmax($lat).save($nosuch)", SWITCH "trigger",
-	      "sched_switch", EINVAL, "Couldn't find variable", "nosuch");
+	/*
+	 * every hist_err() of the kernel's path: parse_var_ref(), parse_field() of
+	 * "$nosuch" (parse_atom() goes on), create_field_var(), action_create()
+	 */
+	T_ASSERT_EQ(evt_tracefs_write(NULL, "error_log", "\n", 1, EVT_TRACEFS_TRUNC), 1);
+	T_ASSERT_EQ(echo("hist:keys=next_pid:lat=ts-$ts0:onmax($lat).save($nosuch)\n",
+			 SWITCH "trigger"), -EINVAL);
+#define NOSUCH_ERR(msg, caret)                                                                    \
+	"hist:hist_test:sched_switch: error: " msg "\n"                                           \
+	"  Command: hist:keys=next_pid:lat=ts-$ts0:onmax($lat).save($nosuch)\n"                   \
+	"           " caret "^\n"
+#define NOSUCH_AT "                                                "
+	T_ASSERT_STR(elog(), NOSUCH_ERR("Couldn't find variable", NOSUCH_AT " ")
+			     NOSUCH_ERR("Couldn't find field", NOSUCH_AT)
+			     NOSUCH_ERR("Couldn't parse field variable", NOSUCH_AT)
+			     NOSUCH_ERR("Couldn't create field variable", NOSUCH_AT));
 	/* a variable is looked up with this histogram's key: the same layout */
 	check("hist:keys=next_comm:onmatch(hist_test.sched_wakeup).comm_latency(ts,next_pid,$wcomm,"
 	      "$who)",

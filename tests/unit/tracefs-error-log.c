@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * tracefs-error-log: core/error_log.c keeps the last 8 errors and shows each
+ * tracefs-error-log: events/error_log.c keeps the last 8 errors and shows each
  * as the kernel's error_log does (tests/data/tracefs/error_log.txt is the
  * kernel's text for the same commands).
  */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "core/error_log.h"
+#include "events/error_log.h"
 
 /* @text without its "[  sec.usec] " stamps, which differ from the kernel's */
 static void strip_stamps(char *text)
