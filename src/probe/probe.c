@@ -770,17 +770,12 @@ static const struct dyn_event_ops probe_ops = {
 
 /*
  * probe_register() - make `p:`/`r:` lines known to dynamic_events and
- * kprobe_events. The constructor does it; the API calls it too, so that a
- * static link that uses the API has it. Idempotent.
+ * kprobe_events. The library's start (src/init.c) does it; the API calls it
+ * too. Idempotent.
  */
 void probe_register(void)
 {
 	dyn_event_register(&probe_ops);
-}
-
-static void __attribute__((constructor)) probe_ctor(void)
-{
-	probe_register();
 }
 
 /* The number of probes (tests). event_mutex held. */

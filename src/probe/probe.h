@@ -202,7 +202,7 @@ void probe_args_print_args(struct probe_arg **args, unsigned int n, const void *
 
 /* --- probe.c -------------------------------------------------------------------------- */
 
-/* Make p:/r: lines known to dynamic_events and kprobe_events (the constructor does). */
+/* Make p:/r: lines known to dynamic_events and kprobe_events (src/init.c does it). */
 void probe_register(void);
 /* For tests and the API; event_mutex held. */
 unsigned int probe_count_locked(void);
