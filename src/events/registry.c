@@ -392,6 +392,16 @@ int event_file_soft_locked(struct trace_event_file *file, bool soft_mode, bool s
 		set |= EVT_FILE_SOFT_MODE;
 	if (soft_mode && soft_disabled)
 		set |= EVT_FILE_SOFT_DISABLED;
+	/*
+	 * Out of soft mode, an event that is not enabled leaves the writers'
+	 * active set (event_update_active_locked() below). A writer may still
+	 * hold the old set, so the event must stay soft-disabled for it: had the
+	 * bit been cleared first, such a writer recorded a disabled event. The
+	 * bit means nothing outside the set; enabling the event clears it
+	 * before the event comes back (event_file_enable_locked()).
+	 */
+	if (!soft_mode && !(ld_relaxed(&file->flags) & EVT_FILE_ENABLED))
+		set |= EVT_FILE_SOFT_DISABLED;
 	if (soft_mode) {
 		int ret = event_reg_locked(file->event);
 
