@@ -61,7 +61,9 @@ static void plausible(struct evt_ring_buffer *rb)
 	check(evt_ring_buffer_entries_cpu(rb, 0) <= SIZE / 8);
 }
 
-static void poke(unsigned char *map, const struct rb_cpu_shm *shm, const uint8_t *p)
+/* @data_off: where the pages are, read before any poke (a poke may change the shared word). */
+static void poke(unsigned char *map, const struct rb_cpu_shm *shm, uint64_t data_off,
+		 const uint8_t *p)
 {
 	size_t area, at;
 	uint16_t off;
@@ -73,7 +75,7 @@ static void poke(unsigned char *map, const struct rb_cpu_shm *shm, const uint8_t
 		at = (size_t)((const unsigned char *)shm - map);
 		area = sizeof(*shm);
 	} else {
-		at = (size_t)ld_relaxed(&shm->data_off);
+		at = (size_t)data_off;
 		area = SIZE + 8 * (SIZE / PAGE);	/* the pages, then the remote counters */
 	}
 	memcpy(map + at + ((off % area) & ~(size_t)7), &v, 8);
@@ -88,8 +90,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	struct evt_ring_buffer_event *ev;
 	struct evt_ring_buffer_iter *it;
+	const struct rb_cpu_shm *shm;
 	const struct rb_shm_hdr *h;
 	struct evt_ring_buffer *rb;
+	uint64_t data_off;
 	unsigned char *map;
 	unsigned long lost;
 	struct stat st;
@@ -109,8 +113,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		   evt_ring_buffer_fd(rb), 0);
 	check(map != MAP_FAILED);
 	h = (const struct rb_shm_hdr *)map;
+	shm = (const struct rb_cpu_shm *)(map + h->cpu_off);
+	data_off = shm->data_off;
 	for (size_t i = 0; i + POKE_LEN <= size; i += POKE_LEN)
-		poke(map, (const struct rb_cpu_shm *)(map + h->cpu_off), data + i);
+		poke(map, shm, data_off, data + i);
 
 	for (uint32_t i = 0; i < 100; i++)
 		put(rb, 2, i, 8 + 4 * (i % 12));
