@@ -25,6 +25,18 @@ if(TARGET evtrace-cli)
 		endif()
 	endforeach()
 endif()
+# Stress tests that run the command (stress/soak: `evtrace record` beside the control socket).
+if(TARGET evtrace-cli)
+	foreach(src ${EVT_STRESS_TESTS})
+		get_filename_component(name ${src} NAME_WE)
+		file(STRINGS ${src} uses_tool REGEX "EVT_TOOL" LIMIT_COUNT 1)
+		if(uses_tool AND TARGET stress-${name})
+			add_dependencies(stress-${name} evtrace-cli)
+			target_compile_definitions(stress-${name} PRIVATE
+				EVT_TOOL="$<TARGET_FILE:evtrace-cli>")
+		endif()
+	endforeach()
+endif()
 # bench/record runs the command too (never from ctest).
 if(TARGET evtrace-cli AND TARGET bench-record)
 	add_dependencies(bench-record evtrace-cli)

@@ -143,8 +143,7 @@ set_tests_properties(compile/symbols PROPERTIES LABELS compile TIMEOUT 60)
 # The layers of DESIGN.md (tests/compile/layers.txt): no edge against them, no cycle, read from
 # the objects' symbols (nm) and the include lines.
 add_test(NAME compile/layers
-	 COMMAND sh ${EVT_TESTS_DIR}/compile/layers.sh ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_BINARY_DIR}
-		 --report)
+	 COMMAND sh ${EVT_TESTS_DIR}/compile/layers.sh ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_BINARY_DIR})
 set_tests_properties(compile/layers PROPERTIES LABELS compile SKIP_RETURN_CODE 77 TIMEOUT 120)
 
 # make install into a scratch DESTDIR, then build and run a program with pkg-config alone.

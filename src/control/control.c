@@ -55,6 +55,7 @@
 #include "compat/secdir.h"
 #include "control/ctl_internal.h"
 #include "control/ctl_proto.h"
+#include "events/event_internal.h"
 
 #define CTL_MAX_CONNS	      16
 #define CTL_EXIT_WAIT_DEFAULT 5 /* seconds exit() waits for a buffer's consumer */
@@ -102,13 +103,11 @@ static void ctl_exit_hook(void);
 
 #define CTL_HOLD_TIMEOUT_DEFAULT 10.0 /* seconds a parked program waits for RELEASE */
 
-int ctl_hold_armed;		      /* writers test it; see ctl_internal.h */
 static int hold_go = 1;		      /* futex word: 0 while parked threads must wait */
 static int hold_parked;		      /* threads in ctl_hold_wait() now */
 static int hold_warned;		      /* the timeout message went out */
 static struct timespec hold_deadline; /* CLOCK_MONOTONIC; written before arming */
 static __thread bool ctl_own_thread;  /* the endpoint's threads never park */
-__thread unsigned int ctl_locks_held; /* see ctl_internal.h */
 
 static double env_seconds(const char *name, double def)
 {
@@ -133,7 +132,7 @@ static void hold_wake(void)
 static int hold_release(void)
 {
 	/* Relaxed: writers only lose the fast-path test; hold_go is what they wait on. */
-	st_relaxed(&ctl_hold_armed, 0);
+	st_relaxed(&event_hold_armed, 0);
 	/* Release: what the releasing client set (filters, triggers) is visible to a
 	 * thread that sees go (pairs with the acquire in ctl_hold_wait()). */
 	st_release(&hold_go, 1);
@@ -174,8 +173,9 @@ static void hold_arm_from_env(void)
 		hold_deadline.tv_nsec -= 1000000000L;
 	}
 	st_relaxed(&hold_go, 0);
-	/* Release: the deadline and hold_go are set before a writer sees armed. */
-	st_release(&ctl_hold_armed, 1);
+	event_set_hold_hook(ctl_hold_wait);
+	/* Release: the deadline, hold_go and the hook are set before a writer sees armed. */
+	st_release(&event_hold_armed, 1);
 }
 
 void ctl_hold_wait(void)
@@ -183,7 +183,7 @@ void ctl_hold_wait(void)
 	int saved = errno;
 
 	/* Acquire: pairs with the release in hold_arm_from_env() (the deadline). */
-	if (ctl_own_thread || ctl_locks_held || !ld_acquire(&ctl_hold_armed))
+	if (ctl_own_thread || event_locks_held || !ld_acquire(&event_hold_armed))
 		return;
 	add_relaxed(&hold_parked, 1);
 	/* Acquire: pairs with hold_release(); the settings are in place after it. */
@@ -1061,7 +1061,7 @@ static void ctl_atfork_child(void)
 	ctl.running = ctl.exiting = false;
 	ctl.nr_conns = ctl.consumers = 0;
 	/* no endpoint here to release a hold: the child never parks */
-	st_relaxed(&ctl_hold_armed, 0);
+	st_relaxed(&event_hold_armed, 0);
 	st_relaxed(&hold_go, 1);
 	hold_parked = 0;
 	ctl.path[0] = '\0';
@@ -1339,9 +1339,4 @@ int evt_control_stats(struct evt_control_stats *st)
 	st->refused = ld_relaxed(&stat_refused);
 	st->last_error = ld_relaxed(&stat_last_error);
 	return 0;
-}
-
-static void __attribute__((constructor)) ctl_ctor(void)
-{
-	ctl_start_from_env();
 }

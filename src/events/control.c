@@ -13,7 +13,6 @@
 
 #include "compat/atomic.h"
 #include "compat/compiler.h"
-#include "control/ctl_internal.h"
 #include "events/event_internal.h"
 #include "filter/filter.h"
 
@@ -79,8 +78,6 @@ static void events_init_once(void)
 	if (ev)
 		event_register_builtin_locked(ev, EVENT_ID_KERNEL_STACK);
 	event_unlock();
-	/* EVTRACE_CONTROL=1: serve the tree (also pulls the endpoint into static links) */
-	ctl_start_from_env();
 }
 
 void events_init(void)

@@ -42,9 +42,12 @@
 #include "compat/atomic.h"
 #include "events/field.h"
 
+struct error_log;
 struct filter_prog;
 struct print_fmt;
 struct trace_event_file;
+struct trigger_data;
+struct trigger_list;
 
 /* The ID of ftrace:print (trace_marker), the kernel's TRACE_PRINT. */
 #define EVENT_ID_PRINT		5
@@ -94,6 +97,27 @@ struct evt_event {
 	int (*print)(const struct evt_event *ev, const void *rec, size_t len, struct evt_seq *s);
 };
 
+/*
+ * A layer above's state on each event file, typed by its ops (the kernel hangs
+ * triggers on trace_event_file): one slot per user, set under event_mutex with
+ * event_file_ext_set_locked(), read with event_file_ext_get().
+ */
+enum event_file_ext_id {
+	EVENT_FILE_EXT_TRIGGER,	/* trigger/trigger.c: struct trigger_file */
+	EVENT_FILE_EXT_MAX,
+};
+
+struct event_file_ext_ops {
+	const char *name;
+	/* Free @data when @file is freed: no lock held, no writer can see @file. */
+	void (*free)(struct trace_event_file *file, void *data);
+};
+
+struct event_file_ext {
+	const struct event_file_ext_ops *ops;
+	void *data;		/* release/acquire: event_file_ext_set_locked()/_get() */
+};
+
 struct trace_event_file {
 	struct evt_event *event;
 	struct evt_instance *inst;
@@ -105,14 +129,53 @@ struct trace_event_file {
 	 * the next filter change or with the file). Set by the tracing tree.
 	 */
 	char *filter_shown;
-	void *triggers;				/* for the trigger layer */
+	/* The triggers the writer runs: RCU, published by the trigger layer (event_mutex). */
+	struct trigger_list *triggers;
 	/* A set of this file alone, for writers that target one instance
 	 * (event_file_trace_reserve(): the synthetic event API). */
 	struct event_active *self;
+	struct event_file_ext ext[EVENT_FILE_EXT_MAX];	/* the layers above: their state */
 };
 
-/* Free what trace_event_file.triggers holds (trigger/trigger.c), no grace period. */
-void trigger_file_free(void *triggers);
+/*
+ * A file's triggers as the writer sees them: the trigger layer builds the list
+ * (trigger/trigger.h, struct trigger_data) and publishes it in
+ * trace_event_file.triggers; the writer reads @cond and hands the list to the
+ * trigger hooks (event_set_trigger_hooks()). Immutable once published.
+ */
+struct trigger_list {
+	unsigned int nr;
+	bool cond;		   /* some trigger has a filter, reads the record or is post */
+	struct trigger_data *td[]; /* newest first, as the kernel lists them */
+};
+
+/* The writer's view of @file's triggers: inside rcu_lock(). */
+static inline struct trigger_list *event_file_triggers_rcu(struct trace_event_file *file)
+{
+	/* Acquire (rcu_deref): a published list and its triggers are complete (pairs with
+	 * the trigger layer's rcu_publish). */
+	return ld_acquire(&file->triggers);
+}
+
+/*
+ * event_file_ext_get - the state a layer above keeps on @file in slot @id (NULL: none).
+ * Context: event_mutex, or any thread for a slot whose owner publishes it once.
+ */
+static inline void *event_file_ext_get(const struct trace_event_file *file,
+				       enum event_file_ext_id id)
+{
+	/* Acquire: the data is initialized before it is seen (event_file_ext_set_locked()). */
+	return ld_acquire(&file->ext[id].data);
+}
+
+/*
+ * event_file_ext_set_locked - hang @data, of type @ops, on @file in slot @id:
+ * @ops->free(@file, @data) runs when the file is freed (its instance destroyed or
+ * the library unloaded; no writer can reach the file then, no grace period).
+ * Context: event_mutex.
+ */
+void event_file_ext_set_locked(struct trace_event_file *file, enum event_file_ext_id id,
+			       const struct event_file_ext_ops *ops, void *data);
 
 /* --- locking -------------------------------------------------------------------------- */
 
@@ -209,7 +272,7 @@ struct evt_instance {
 	unsigned int nr_files;			/* capacity of files[] */
 	int readers;				/* open iterators (destroy gives -EBUSY) */
 	unsigned long buffer_kb;		/* per CPU, as last set */
-	void *tracefs_priv;			/* for the tracing tree (error_log, ...) */
+	struct error_log *elog;			/* its error_log (events/error_log.h) */
 };
 
 /* The buffer writers record into now (the snapshot buffer is the other one). */
@@ -247,13 +310,11 @@ struct evt_instance *instance_lookup_locked(const char *name);
 int instance_foreach_locked(int (*fn)(struct evt_instance *inst, void *arg), void *arg);
 struct evt_instance *instance_top_locked(void);
 /*
- * instance_set_destroy_hook - the one observer of an instance's end, set by a
- * layer above (the tracing tree frees its state of the instance, error_log
- * included): evt_instance_destroy() calls @fn after the instance left every
- * list and before it is freed, with no lock held, however it was destroyed
- * (rmdir or the API). A later instance of the same name starts afresh.
+ * instance_error_log - @inst's error_log (events/error_log.h), where filter, trigger,
+ * hist, synthetic-event and probe commands report their errors; it lives and dies with
+ * the instance. Context: any thread; the log has its own lock. Return: NULL for NULL.
  */
-void instance_set_destroy_hook(void (*fn)(struct evt_instance *inst));
+struct error_log *instance_error_log(struct evt_instance *inst);
 
 /* Used by the registry (event_mutex held). */
 unsigned int instance_active_files_locked(struct evt_event *ev,
@@ -300,6 +361,40 @@ void *event_file_trace_reserve(struct evt_trace_event_buffer *fb, struct trace_e
  */
 bool event_trace_nest_start(void);
 void event_trace_nest_end(bool nested);
+
+/*
+ * The write path's hooks, installed by the layers above (registration, never a
+ * call up): the trigger layer's runners, the kernel's event_triggers_call() and
+ * event_triggers_post_call(), set once before it publishes its first list
+ * (trigger_init()). Writer context for both: no lock, no allocation, signal safe.
+ *   test   run @tl's triggers whose filter @rec matches (@rec NULL: a list that
+ *          is not cond, before anything is reserved); return the post ones' mask
+ *   post   run the post triggers of @tl in @mask, after the commit or discard
+ */
+struct event_trigger_hooks {
+	unsigned long (*test)(const struct trigger_list *tl, const void *rec, size_t len);
+	void (*post)(const struct trigger_list *tl, unsigned long mask);
+};
+void event_set_trigger_hooks(const struct event_trigger_hooks *hooks);
+
+/*
+ * The start-up hold (docs/control.md), owned by the control layer: while
+ * @event_hold_armed is non-zero the first write of a thread, outside any other
+ * write, calls the hook set by event_set_hold_hook() (a futex wait until a
+ * client releases the program). The owner sets the hook, then arms with a
+ * release store; writers test the flag relaxed, the hook re-reads it acquire.
+ */
+extern int event_hold_armed;
+void event_set_hold_hook(void (*wait)(void));
+
+/*
+ * Library locks the calling thread holds that a releasing client needs
+ * (event_lock(), tfs_lock()): while non-zero the start-up hold does not park
+ * (an event fired from a program callback run under event_lock(), a
+ * trace_marker write under tfs_lock()). Who takes such a lock counts it here;
+ * only this thread reads its count.
+ */
+extern __thread unsigned int event_locks_held;
 
 /* The writer's fork handler (events_init() installs it). */
 void writer_init(void);

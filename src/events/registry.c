@@ -21,7 +21,6 @@
 #include "compat/atomic.h"
 #include "compat/compiler.h"
 #include "compat/urcu.h"
-#include "control/ctl_internal.h"
 #include "events/event_internal.h"
 #include "filter/filter.h"
 
@@ -99,16 +98,18 @@ static void event_gc_flush(void)
 	nr_gc = 0;
 }
 
+__thread unsigned int event_locks_held; /* see event_internal.h */
+
 void event_lock(void)
 {
 	pthread_mutex_lock(&event_mutex);
-	ctl_locks_held++; /* no start-up hold under it (ctl_internal.h) */
+	event_locks_held++; /* no start-up hold under it (event_internal.h) */
 }
 
 void event_unlock(void)
 {
 	event_gc_flush();
-	ctl_locks_held--;
+	event_locks_held--;
 	pthread_mutex_unlock(&event_mutex);
 }
 
@@ -390,6 +391,16 @@ int event_file_soft_locked(struct trace_event_file *file, bool soft_mode, bool s
 	if (soft_mode)
 		set |= EVT_FILE_SOFT_MODE;
 	if (soft_mode && soft_disabled)
+		set |= EVT_FILE_SOFT_DISABLED;
+	/*
+	 * Out of soft mode, an event that is not enabled leaves the writers'
+	 * active set (event_update_active_locked() below). A writer may still
+	 * hold the old set, so the event must stay soft-disabled for it: had the
+	 * bit been cleared first, such a writer recorded a disabled event. The
+	 * bit means nothing outside the set; enabling the event clears it
+	 * before the event comes back (event_file_enable_locked()).
+	 */
+	if (!soft_mode && !(ld_relaxed(&file->flags) & EVT_FILE_ENABLED))
 		set |= EVT_FILE_SOFT_DISABLED;
 	if (soft_mode) {
 		int ret = event_reg_locked(file->event);

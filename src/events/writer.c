@@ -41,11 +41,9 @@
 #include "compat/atomic.h"
 #include "compat/compiler.h"
 #include "compat/urcu.h"
-#include "control/ctl_internal.h"
 #include "events/event_internal.h"
 #include "filter/filter.h"
 #include "ringbuf/rb_writer.h"
-#include "trigger/trigger.h"
 
 /*
  * fb->len: the record's length (at most UINT16_MAX, checked at reserve) in
@@ -249,6 +247,34 @@ static __attribute__((noinline)) void writer_save_comm(pid_t tid)
 	cmdline_save_current(tid);
 }
 
+/* The layers above's hooks: set once, before what makes the writer call them. */
+static const struct event_trigger_hooks *trigger_hooks;
+static void (*hold_hook)(void);
+int event_hold_armed; /* see event_internal.h */
+
+void event_set_trigger_hooks(const struct event_trigger_hooks *hooks)
+{
+	/* Release: the table before the pointer (pairs with the acquire in the
+	 * writer; the trigger layer sets it before it publishes a list). */
+	st_release(&trigger_hooks, hooks);
+}
+
+void event_set_hold_hook(void (*wait)(void))
+{
+	/* Release: pairs with the acquire in writer_hold(); set before arming. */
+	st_release(&hold_hook, wait);
+}
+
+/* The start-up hold: event_hold_armed was seen set, outside any write. */
+static __attribute__((noinline)) void writer_hold(void)
+{
+	/* Acquire: pairs with the release in event_set_hold_hook(). */
+	void (*wait)(void) = ld_acquire(&hold_hook);
+
+	if (wait)
+		wait();
+}
+
 /*
  * The triggers of @tl for record @rec (NULL: a list that is not cond, run
  * before anything is reserved), for the write called from @caller (see
@@ -260,8 +286,13 @@ writer_triggers_test(const struct trigger_list *tl, const void *rec, size_t len,
 	void *saved = wtls.caller;
 	unsigned long mask;
 
+	/* Acquire: pairs with the release in event_set_trigger_hooks(). */
+	const struct event_trigger_hooks *hooks = ld_acquire(&trigger_hooks);
+
+	if (unlikely(!hooks))
+		return 0;
 	wtls.caller = caller;
-	mask = trigger_test(tl, rec, len);
+	mask = hooks->test(tl, rec, len);
 	wtls.caller = saved;
 	return mask;
 }
@@ -272,8 +303,13 @@ static __attribute__((noinline)) void writer_triggers(const struct trigger_list 
 {
 	void *saved = wtls.caller;
 
+	/* Acquire: pairs with the release in event_set_trigger_hooks(). */
+	const struct event_trigger_hooks *hooks = ld_acquire(&trigger_hooks);
+
+	if (unlikely(!hooks))
+		return;
 	wtls.caller = caller;
-	trigger_post(tl, mask);
+	hooks->post(tl, mask);
 	wtls.caller = saved;
 }
 
@@ -318,7 +354,7 @@ static __attribute__((noinline)) void *trace_event_next(struct evt_trace_event_b
 	while (fb->idx < set->nr) {
 		struct trace_event_file *file = set->files[fb->idx++];
 		struct evt_instance *inst = file->inst;
-		struct trigger_list *tl = trigger_list_rcu(file);
+		struct trigger_list *tl = event_file_triggers_rcu(file);
 		struct evt_ring_buffer_event *rbe = NULL;
 		unsigned int cpu, scratch = FB_SCRATCH_BUFFERED;
 		struct evt_trace_entry *ent;
@@ -413,7 +449,7 @@ trace_event_first(struct evt_trace_event_buffer *fb, const struct evt_event *ev,
 	file = set->files[0];
 	inst = file->inst;
 	/* Acquire loads (trigger_list_rcu, rcu_deref): pair with the updaters' publish. */
-	if (unlikely(trigger_list_rcu(file) != NULL ||
+	if (unlikely(event_file_triggers_rcu(file) != NULL ||
 		     (ld_relaxed(&file->flags) & EVT_FILE_SOFT_DISABLED) ||
 		     !ld_relaxed(&inst->tracing_on) || rcu_deref(inst->pids) != NULL))
 		return NULL;
@@ -497,9 +533,9 @@ void *evt_trace_event_reserve(struct evt_trace_event_buffer *fb, struct evt_even
 	if (unlikely(!ev))
 		return NULL;
 	/* The start-up hold (EVTRACE_CONTROL_HOLD): park before the write starts, never
-	 * inside one. Relaxed: a hint, ctl_hold_wait() reads it again with acquire. */
-	if (unlikely(ld_relaxed(&ctl_hold_armed)) && !wtls.depth)
-		ctl_hold_wait();
+	 * inside one. Relaxed: a hint, the hold re-reads it with acquire. */
+	if (unlikely(ld_relaxed(&event_hold_armed)) && !wtls.depth)
+		writer_hold();
 	rcu_lock();
 	/* Acquire: the set is complete before we read it (pairs with rcu_publish). */
 	set = rcu_deref(ev->active);
@@ -586,7 +622,7 @@ static __attribute__((noinline)) void *trace_event_commit_slow(struct evt_trace_
 {
 	struct trace_event_file *file = fb->file;
 	struct evt_instance *inst = file->inst;
-	struct trigger_list *tl = trigger_list_rcu(file);
+	struct trigger_list *tl = event_file_triggers_rcu(file);
 	struct event_active *set = fb->set;
 	struct evt_ring_buffer *rb = NULL;
 	struct filter_prog *prog;
@@ -670,7 +706,7 @@ void *evt_trace_event_commit(struct evt_trace_event_buffer *fb)
 	 * there. Acquire loads (trigger_list_rcu, instance_live_rb, rcu_deref):
 	 * pair with the updaters' publish.
 	 */
-	if (likely(fb->rbe != NULL && fb->idx >= set->nr && trigger_list_rcu(file) == NULL)) {
+	if (likely(fb->rbe != NULL && fb->idx >= set->nr && event_file_triggers_rcu(file) == NULL)) {
 		struct evt_ring_buffer *rb = instance_live_rb(inst);
 
 		if (likely(ld_relaxed(&inst->snap_bufs[0]) == NULL)) {
@@ -696,7 +732,7 @@ static struct trigger_list *marker_triggers(struct evt_instance *inst)
 
 	for (unsigned int i = 0; set && i < set->nr; i++)
 		if (set->files[i]->inst == inst)
-			return trigger_list_rcu(set->files[i]);
+			return event_file_triggers_rcu(set->files[i]);
 	return NULL;
 }
 
@@ -714,9 +750,9 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 		return -EINVAL;
 	events_init();
 	/* As in evt_trace_event_reserve() (through the tracefs API we are under
-	 * tfs_lock: ctl_hold_wait() does not park then). Relaxed: a hint. */
-	if (unlikely(ld_relaxed(&ctl_hold_armed)) && !wtls.depth)
-		ctl_hold_wait();
+	 * tfs_lock: the hold does not park then). Relaxed: a hint. */
+	if (unlikely(ld_relaxed(&event_hold_armed)) && !wtls.depth)
+		writer_hold();
 	if (!ld_relaxed(&inst->tracing_on))
 		return -EBADF;		/* the kernel: "ring buffer disabled" */
 	/* A writer like the others: a snapshot's buffer is freed a grace period

@@ -5,7 +5,8 @@
  * The contract between the filter compiler and its users (the event layer,
  * which runs programs on records; the tracing tree, which writes `filter`
  * files). A filter is compiled once against an event's field descriptors
- * (events/field.h) into a predicate program; evaluating it reads only the
+ * (struct evt_field, public in evtrace/events.h because TRACE_EVENT() builds
+ * them) into a predicate program; evaluating it reads only the
  * record it is given. Nothing here knows about instances or RCU: the event
  * layer publishes and retires programs.
  *
@@ -18,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "events/field.h"
+#include <evtrace/events.h>
 
 struct filter_prog;
 

@@ -1825,8 +1825,7 @@ out:
 static struct trigger_data *compatible_hist(const struct hist_data *hd,
 					    struct trace_event_file *file)
 {
-	const struct trigger_file *tf = file->triggers;
-	const struct trigger_list *tl = tf ? tf->list : NULL;
+	const struct trigger_list *tl = file->triggers;
 
 	for (unsigned int i = 0; tl && i < tl->nr; i++) {
 		const struct hist_data *o;
@@ -3351,7 +3350,7 @@ int hist_show_text(struct evt_instance *inst, unsigned int event_id, char **text
 		goto out;
 	}
 	text_add(&t, "%s", "");
-	tl = file->triggers ? ((struct trigger_file *)file->triggers)->list : NULL;
+	tl = file->triggers;
 	for (unsigned int i = 0; tl && i < tl->nr; i++)
 		if (tl->td[i]->cmd == &hist_cmd)
 			hist_table(&t, tl->td[i], n++);

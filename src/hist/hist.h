@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * hist/hist.h - hist triggers (histogram.rst): the `hist` trigger command
- * (hist_cmd, registered in trigger/trigger_cmds.c) and the per-event `hist`
- * file's text.
+ * (hist_cmd; hist_init() registers it with enable_hist and disable_hist,
+ * hist_enable.c) and the per-event `hist` file's text.
  *
  * A hist trigger is a trigger_data whose priv is a struct hist_trigger; its
  * histogram (keys, values, sort keys, the map) is a struct hist_data, shared
@@ -15,6 +15,16 @@
 #include <stdbool.h>
 
 #include "trigger/trigger.h"
+
+/* The hist trigger command (hist.c). */
+extern const struct trigger_cmd hist_cmd;
+
+/*
+ * hist_init - register hist, enable_hist and disable_hist with the trigger
+ * layer (trigger_cmd_register()). Called once by the library's start
+ * (src/init.c). Return: 0 or -errno.
+ */
+int hist_init(void);
 
 /* enable_hist/disable_hist: pause or continue hist trigger @td. Writer context. */
 void hist_set_paused(struct trigger_data *td, bool paused);

@@ -23,11 +23,10 @@
 #include "compat/atomic.h"
 #include "compat/compiler.h"
 #include "compat/urcu.h"
-#include "core/error_log.h"
+#include "events/error_log.h"
 #include "events/event_internal.h"
 #include "probe/probe.h"
 #include "synth/synth.h"
-#include "tracefs/tfs_internal.h"
 
 #define PROBES_MAX	 1024
 #define PROBE_SCRATCH	 2048 /* bytes of fetched values at a hit, on the thread's stack */
@@ -266,7 +265,7 @@ struct pcmd {
 
 static void perr(const struct pcmd *c, int argi, unsigned int off, const char *msg)
 {
-	struct error_log *log = tfs_error_log(instance_top_locked());
+	struct error_log *log = instance_error_log(instance_top_locked());
 
 	if (log && c->text)
 		error_log_add(log, PROBE_LOG_LOC, msg, c->text,
@@ -618,7 +617,7 @@ static int probe_create_locked(const char *line)
 		perr(&c, 1, 0, ret == -EILSEQ ? "Probe point is not an instruction boundary" :
 						"Failed to register probe event");
 		if (why && ret != -EILSEQ) {
-			struct error_log *log = tfs_error_log(instance_top_locked());
+			struct error_log *log = instance_error_log(instance_top_locked());
 
 			if (log)
 				error_log_add(log, PROBE_LOG_LOC, why, c.text, c.pos[1]);

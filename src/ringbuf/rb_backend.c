@@ -415,12 +415,18 @@ int rb_cpu_quiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 {
 	uint64_t pos, deadline = rb_now_ns() + RB_QUIESCE_NS;
 
+	/*
+	 * Writers refused from now on count a drop (rb_reserve()). The CAS in
+	 * rb_cpu_set_disabled() (a full barrier) orders this store before the
+	 * bit that refuses them.
+	 */
+	st_relaxed(&cb->quiescing, 1);
 	/* After it, no reservation on the old state can succeed. */
 	rb_cpu_set_disabled(rb, cb, &pos);
 
 	while (!rb_cpu_committed(rb, cb, pos)) {
 		if (rb_now_ns() > deadline) {
-			rb_cpu_sync_disabled(rb, cb);
+			rb_cpu_quiesce_end(rb, cb);
 			return -EBUSY;
 		}
 		sched_yield();
@@ -443,7 +449,25 @@ void rb_cpu_unquiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint64_t po
 		pair_load(&shm->w, &ts, &opos);
 		/* Full barrier: the new layout and read_pos are visible before it. */
 	} while (!pair_cas(&shm->w, ts, opos, ts, pos));
+	rb_cpu_quiesce_end(rb, cb);
+}
+
+/**
+ * rb_cpu_quiesce_end() - let writers in again where they were.
+ * @rb: the buffer.
+ * @cb: a CPU buffer quiesced by rb_cpu_quiesce() (or being given up).
+ *
+ * Context: ctl_lock held.
+ */
+void rb_cpu_quiesce_end(struct evt_ring_buffer *rb, struct rb_cpu *cb)
+{
 	rb_cpu_sync_disabled(rb, cb);
+	/*
+	 * Release: the CAS that cleared the bit comes first, so a writer that
+	 * still saw the bit and reads 0 here finds w changed when it looks
+	 * again, and retries instead of being refused uncounted.
+	 */
+	st_release(&cb->quiescing, 0);
 }
 
 /**
@@ -586,7 +610,7 @@ int evt_ring_buffer_set_clock(struct evt_ring_buffer *rb, enum evt_clock_id cloc
 	}
 	if (ret < 0) {
 		while (cpu-- > 0)
-			rb_cpu_sync_disabled(rb, &rb->cpus[cpu]);
+			rb_cpu_quiesce_end(rb, &rb->cpus[cpu]);
 		goto out_unlock;
 	}
 	st_relaxed(&rb->clock, (uint32_t)clock);
@@ -726,7 +750,7 @@ int evt_ring_buffer_swap_cpu(struct evt_ring_buffer *a, struct evt_ring_buffer *
 		goto out_unlock;
 	ret = rb_cpu_quiesce(b, cbb);
 	if (ret < 0) {
-		rb_cpu_sync_disabled(a, ca);
+		rb_cpu_quiesce_end(a, ca);
 		goto out_unlock;
 	}
 	pthread_mutex_lock(&first->cpus[cpu].reader_lock);
@@ -734,8 +758,8 @@ int evt_ring_buffer_swap_cpu(struct evt_ring_buffer *a, struct evt_ring_buffer *
 	rb_cpu_swap_contents(a, ca, cbb, tmp);
 	pthread_mutex_unlock(&second->cpus[cpu].reader_lock);
 	pthread_mutex_unlock(&first->cpus[cpu].reader_lock);
-	rb_cpu_sync_disabled(a, ca);
-	rb_cpu_sync_disabled(b, cbb);
+	rb_cpu_quiesce_end(a, ca);
+	rb_cpu_quiesce_end(b, cbb);
 out_unlock:
 	pthread_mutex_unlock(&second->ctl_lock);
 	pthread_mutex_unlock(&first->ctl_lock);
@@ -870,7 +894,7 @@ static int rb_resize_locked(struct evt_ring_buffer *rb, uint32_t order, int cpu,
 		/* the CPUs quiesced before the one that failed, then every region */
 		for (int j = 0; j < i - 1; j++)
 			if (regs[j].data)
-				rb_cpu_sync_disabled(rb, &rb->cpus[j]);
+				rb_cpu_quiesce_end(rb, &rb->cpus[j]);
 		for (int j = 0; j < rb->nr_cpus; j++)
 			rb_region_drop(rb, &regs[j], order);
 		return ret;

@@ -206,6 +206,13 @@ struct rb_cpu {
 	uint32_t order;
 	uint32_t layout_seq;	/* mapped consumers: layout the mapping is for */
 	int disable_cnt;	/* record_disable_cpu nesting (atomic) */
+	/*
+	 * 1 while a control operation (resize, reset, swap, set_clock) holds
+	 * the CPU quiesced: a writer refused then counts a drop, as it does
+	 * for a full buffer (recording turned off is not counted, as in the
+	 * kernel). Written by control (ctl_lock), read by writers (atomic).
+	 */
+	int quiescing;
 	struct rb_map *old_maps; /* address ranges retired by resize (control lock) */
 
 	/* the consumer's private copy of a page: the "reader page" */
@@ -306,6 +313,7 @@ int rb_entry_parse(const unsigned char *p, uint32_t avail, uint32_t *len);
 int rb_scan(const unsigned char *data, uint32_t from, uint32_t limit, bool closed,
 	    uint32_t *end, uint64_t *events);
 uint64_t rb_entry_ts(const unsigned char *p, uint64_t ts);
+int rb_time_at(const unsigned char *data, uint32_t off, uint64_t page_ts, uint64_t *ts);
 void rb_copy_racy(void *dst, const void *src, size_t len);
 
 /* rb_frontend.c */
@@ -371,6 +379,7 @@ static inline uint64_t rb_lap_base(const struct evt_ring_buffer *rb, uint32_t or
 
 int rb_cpu_quiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb);
 void rb_cpu_unquiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint64_t pos);
+void rb_cpu_quiesce_end(struct evt_ring_buffer *rb, struct rb_cpu *cb);
 void rb_cpu_sync_disabled(struct evt_ring_buffer *rb, struct rb_cpu *cb);
 uint64_t rb_cpu_close_page(struct evt_ring_buffer *rb, struct rb_cpu *cb);
 int rb_cpu_refresh_layout(struct evt_ring_buffer *rb, struct rb_cpu *cb);

@@ -86,6 +86,37 @@ uint64_t rb_entry_ts(const unsigned char *p, uint64_t ts)
 	}
 }
 
+/**
+ * rb_time_at() - the time base at offset @off of a page's data.
+ * @data: a copy of the page's data, at least @off bytes.
+ * @off: where a reader starts; must be the start of an entry.
+ * @page_ts: the page's time stamp (the time of its first entry).
+ * @ts: set to the time of the entry before @off (@page_ts for 0): the
+ *      base the delta of the entry at @off applies to.
+ *
+ * A reader that starts in the middle of a page (where another consumer,
+ * or this one in an earlier mapping, stopped) has no other way to know
+ * it: the page header gives the time of offset 0 only, and a consumer's
+ * running time lives in its own process. Walking the entries is what the
+ * kernel's iterator does too (rb_iter_head_event over a page's deltas).
+ *
+ * Return: 0, or -EBADMSG when the entries from 0 do not end exactly at
+ * @off (*@ts is then the time where the walk stopped).
+ */
+int rb_time_at(const unsigned char *data, uint32_t off, uint64_t page_ts, uint64_t *ts)
+{
+	uint32_t pos = 0, len;
+
+	*ts = page_ts;
+	while (pos < off) {
+		if (rb_entry_parse(data + pos, off - pos, &len) < 0)
+			return -EBADMSG;
+		*ts = rb_entry_ts(data + pos, *ts);
+		pos += len;
+	}
+	return 0;
+}
+
 static inline bool rb_is_data(int type)
 {
 	return type <= EVT_RINGBUF_TYPE_DATA_TYPE_LEN_MAX;

@@ -19,21 +19,29 @@
  *      only if c - lap base == woff: committed bytes are a subset of the
  *      reserved ones, so equal counts mean equal sets. (Loading c before
  *      w makes this sound: both only grow.)
- *   3. copy, then CAS read_pos from (r, roff) to the end of what was
- *      copied. In overwrite mode a writer that wants page r's slot first
+ *   3. copy (from the page's start: see 4), then CAS read_pos from
+ *      (r, roff) to the end of what was copied. In overwrite mode a writer that wants page r's slot first
  *      CASes read_pos past r (rb_frontend.c): if that happened, our CAS
  *      fails and the copy is dropped - the writer counted those events
  *      as overruns. If our CAS succeeds, the writer's later push reads
  *      our value, so our copy happened-before its rewrite of the page.
  *   4. validate the copy (rb_scan): lengths and types are checked against
  *      the bytes copied, whether the ring is ours or another process's.
+ *      The time base at roff is the page's time stamp plus the deltas of
+ *      the entries before roff (rb_time_at), never a value remembered
+ *      from our last take: read_pos may have been left inside the page by
+ *      another consumer (a killed recorder, an earlier extract, a swap).
  *
  * Iterators do not claim: they copy, then check after an acquire fence
  * that read_pos has not passed the page (a writer moves read_pos past a
  * page before it reuses its slot), like a seqlock reader.
  *
- * Per CPU, one consumer at a time (reader_lock in this process; across
- * processes, by convention).
+ * Per CPU, one consumer at a time in this process (reader_lock). Another
+ * process may consume from the same CPU buffer meanwhile (`evtrace record`
+ * beside the traced program's own trace_pipe): each chunk still goes to
+ * exactly one of them (the claim's CAS), read_events takes locked adds,
+ * and the time base comes from the page (step 4); each one's count of
+ * lost events (lost_seen) is its own, so both report a loss.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -105,7 +113,7 @@ static int rb_take(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 	unsigned char *rdata = cb->rpage + EVT_RB_PAGE_HDR_SIZE;
 
 	for (int tries = 0; tries < RB_TAKE_TRIES; tries++) {
-		uint64_t rp, ov, nrp, r, events;
+		uint64_t rp, ov, nrp, r, events, pts;
 		uint32_t roff, limit, end, order;
 		const struct rb_page *page;
 		unsigned char *data;
@@ -117,6 +125,24 @@ static int rb_take(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 			return ret == -EAGAIN ? 0 : ret;
 		rb_cpu_layout(cb, &data, &order);
 		pair_load(rb_rd(shm), &rp, &ov);
+		/*
+		 * A control operation of the process that owns the buffer (resize,
+		 * reset, swap) holds read_pos at the sentinel while it moves things:
+		 * nothing to read now. Only a consumer in another process sees it
+		 * (in-process ones hold the reader lock the operation takes); it
+		 * was taken for a corrupt position, and ended `evtrace record`.
+		 */
+		if (rp == RB_READ_POS_LOCKED)
+			return 0;
+		/*
+		 * Acquire (the load of read_pos is one too): the operation
+		 * published its new layout before its final read_pos, so a
+		 * read_pos of the new layout shows with its layout_seq. Reading
+		 * it with the mapping of the old one would compute the wrong
+		 * slots: take the new layout first.
+		 */
+		if (rb->mapped && ld_acquire(&shm->layout_seq) != cb->layout_seq)
+			continue;
 		r = RB_POS_SEQ(rp);
 		roff = RB_POS_OFF(rp);
 		ret = rb_readable(rb, cb, data, order, r, roff, &limit, &closed);
@@ -126,19 +152,23 @@ static int rb_take(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 			return ret;
 		page = rb_cpu_page(rb, data, order, r);
 		/*
+		 * The page from its start, header time stamp included, even when
+		 * read_pos is inside it: the entries before roff give the time
+		 * base at roff (rb_time_at), which is not ours to remember -
+		 * another consumer (a killed recorder, an earlier extract, the
+		 * other side of a swap) may have taken them.
 		 * Producer/consumer: no writer touches page r before we claim it,
-		 * and the acquire on its commit count ordered its bytes: a plain
-		 * copy. Overwrite: a writer may be rewriting it (then our claim
-		 * fails and the copy is dropped).
+		 * and the acquire on its commit count ordered its bytes (those
+		 * before roff were committed before someone claimed them): a
+		 * plain copy. Overwrite: a writer may be rewriting it (then our
+		 * claim fails and the copy is dropped).
 		 */
 		if (rb->overwrite) {
-			rb_copy_racy(rdata + roff, page->data + roff, limit - roff);
-			if (!roff)
-				rb_copy_racy(cb->rpage, &page->time_stamp, sizeof(uint64_t));
+			rb_copy_racy(rdata, page->data, limit);
+			rb_copy_racy(cb->rpage, &page->time_stamp, sizeof(uint64_t));
 		} else {
-			memcpy(rdata + roff, page->data + roff, limit - roff);
-			if (!roff)
-				memcpy(cb->rpage, &page->time_stamp, sizeof(uint64_t));
+			memcpy(rdata, page->data, limit);
+			memcpy(cb->rpage, &page->time_stamp, sizeof(uint64_t));
 		}
 		nrp = closed ? RB_POS(r + 1, 0) : RB_POS(r, limit);
 		/* Release: our copy is ordered before the claim (see step 3 above). */
@@ -146,8 +176,9 @@ static int rb_take(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 			continue;
 		if (rb_scan(rdata, roff, limit, closed, &end, &events) < 0)
 			cb->corrupt++;	/* the valid prefix is still delivered */
-		if (!roff)
-			memcpy(&cb->rp_ts, cb->rpage, sizeof(uint64_t));
+		memcpy(&pts, cb->rpage, sizeof(uint64_t));
+		if (rb_time_at(rdata, roff, pts, &cb->rp_ts) < 0)
+			cb->corrupt++;	/* read_pos is not on an entry: times from where it broke */
 		cb->rp_pos = roff;
 		cb->rp_end = end;
 		if (end > roff)
@@ -205,9 +236,15 @@ static struct evt_ring_buffer_event *rb_reader_next(struct evt_ring_buffer *rb, 
 	do {
 		ev = rb_chunk_next(rdata, &cb->rp_pos, cb->rp_end, &cb->rp_ts, ts, consume);
 		if (ev) {
-			/* One consumer per CPU buffer: no locked add needed. */
+			/*
+			 * A locked add: two consumers may take from one CPU buffer at
+			 * once (trace_pipe in the traced process beside `evtrace
+			 * record`; each claims its own chunks by the CAS of read_pos),
+			 * and a load + store of each lost the other's counts. Orders
+			 * nothing: a count.
+			 */
 			if (consume)
-				st_relaxed(&cb->shm->read_events, ld_relaxed(&cb->shm->read_events) + 1);
+				add_relaxed(&cb->shm->read_events, 1);
 			return ev;
 		}
 	} while (rb_take(rb, cb) > 0);
@@ -276,7 +313,8 @@ int evt_ring_buffer_read_page(struct evt_ring_buffer *rb, int cpu, void *page, s
 
 	while (rb_chunk_next(rdata, &cb->rp_pos, cb->rp_end, &cb->rp_ts, NULL, true))
 		events++;
-	st_relaxed(&cb->shm->read_events, ld_relaxed(&cb->shm->read_events) + events);
+	/* A locked add, a count: another consumer may be counting too (rb_reader_next()). */
+	add_relaxed(&cb->shm->read_events, events);
 
 	lost = rb_cpu_lost(cb);
 	if (lost != cb->lost_seen) {
@@ -349,7 +387,7 @@ static int rb_iter_fill(struct evt_ring_buffer_iter *it)
 		uint32_t limit, end, order;
 		unsigned char *data;
 		const struct rb_page *page;
-		uint64_t rp, ov, events;
+		uint64_t rp, ov, events, pts;
 		bool closed;
 		int ret;
 
@@ -361,10 +399,19 @@ static int rb_iter_fill(struct evt_ring_buffer_iter *it)
 			return 0;
 		if (ret > 0) {
 			page = rb_cpu_page(rb, data, order, it->r);
-			rb_copy_racy(bdata + it->roff, page->data + it->roff, limit - it->roff);
-			if (!it->roff)
-				rb_copy_racy(it->buf, &page->time_stamp, sizeof(uint64_t));
-			/* Seqlock-style check: our copies before the read of read_pos. */
+			/*
+			 * From the page's start, as rb_take(): the time base at roff
+			 * comes from the entries before it (the iterator may have
+			 * jumped to a read_pos a consumer left inside the page).
+			 */
+			rb_copy_racy(bdata, page->data, limit);
+			rb_copy_racy(it->buf, &page->time_stamp, sizeof(uint64_t));
+			/*
+			 * Seqlock-style check: the copies above are ordered before
+			 * the load of read_pos below, which proves no writer reused
+			 * the slot while we copied (a writer moves read_pos past a
+			 * page before it rewrites it).
+			 */
 			fence_acquire();
 		}
 		rb_rd_load(cb->shm, &rp, &ov);
@@ -400,8 +447,8 @@ static int rb_iter_fill(struct evt_ring_buffer_iter *it)
 			continue;
 		}
 		rb_scan(bdata, it->roff, limit, closed, &end, &events);
-		if (!it->roff)
-			memcpy(&it->ts, it->buf, sizeof(uint64_t));
+		memcpy(&pts, it->buf, sizeof(uint64_t));
+		rb_time_at(bdata, it->roff, pts, &it->ts);
 		it->pos = it->roff;
 		it->end = end;
 		it->in_ring = true;

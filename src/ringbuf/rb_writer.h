@@ -110,6 +110,26 @@ rb_reserve(struct evt_ring_buffer *rb, uint32_t size, int *why, unsigned int *cp
 		/* Acquire: pairs with control's CAS that re-enables after a new layout. */
 		pair_load(&shm->w, &ts, &pos);
 		if (unlikely(ts & RB_TS_DISABLED)) {
+			/*
+			 * Acquire: pairs with rb_cpu_quiesce()'s store, made before
+			 * the CAS that set the bit we saw, and with the release that
+			 * clears it after the CAS that clears the bit: 0 here means
+			 * either recording is off, or the operation is over and w
+			 * shows it when read again.
+			 */
+			if (ld_acquire(&rb->cpus[cpu].quiescing)) {
+				add_relaxed(&shm->dropped, 1);
+				if (why)
+					*why = -ENOBUFS;
+				return NULL;
+			}
+			{
+				uint64_t ts2, pos2;
+
+				pair_load(&shm->w, &ts2, &pos2);
+				if (ts2 != ts || pos2 != pos)
+					continue;
+			}
 			if (why)
 				*why = -EBUSY;
 			return NULL;

@@ -21,10 +21,9 @@
 
 #include "compat/atomic.h"
 #include "compat/compiler.h"
-#include "core/error_log.h"
+#include "events/error_log.h"
 #include "events/event_internal.h"
 #include "synth/synth.h"
-#include "tracefs/tfs_internal.h"
 
 /* --- errors (the kernel's messages, in its order) ------------------------------------------ */
 
@@ -75,7 +74,7 @@ static void synth_err(const struct synth_cmd *c, enum synth_err err, unsigned in
 
 	if (!c || !c->text)
 		return;
-	log = tfs_error_log(instance_top_locked());
+	log = instance_error_log(instance_top_locked());
 	if (log)
 		error_log_add(log, "synthetic_events", synth_err_text[err], c->text, pos);
 }

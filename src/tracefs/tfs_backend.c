@@ -541,7 +541,7 @@ const struct tfs_backend_ops tfs_backend_core = {
 	.event_filter = core_event_filter,
 	.event_filter_show = core_event_filter_show,
 	.event_filter_set_shown = core_event_filter_set_shown,
-	.watch_destroy = instance_set_destroy_hook,
+	.error_log = instance_error_log,
 };
 
 const struct tfs_backend_ops *tfs_backend = &tfs_backend_core;

@@ -4,7 +4,7 @@
  *
  * The files (tfs_files.c) are written against this small interface; one
  * file (tfs_backend.c) maps it onto the event registry and the instances
- * (events/, core/instance). Every function is called with tfs_lock held.
+ * (events/, events/instance.c). Every function is called with tfs_lock held.
  *
  * Events are named by an opaque pointer that stays valid while the event is
  * registered; a file that was opened on an event looks it up again at each
@@ -23,6 +23,7 @@
 #include "tracefs/tfs_internal.h"
 
 struct tb_event;
+struct error_log;
 struct filter_error;
 
 /*
@@ -104,12 +105,8 @@ struct tfs_backend_ops {
 	/* set the error display (a copy of @text is kept until the next filter change) */
 	int (*event_filter_set_shown)(struct evt_instance *inst, const struct tb_event *ev,
 				      const char *text);
-	/*
-	 * Called once, before the tree keeps any state of an instance: @gone is to
-	 * run whenever an instance ends (rmdir or the API), before it is freed.
-	 * NULL: the backend's instances end through the tree only.
-	 */
-	void (*watch_destroy)(void (*gone)(struct evt_instance *inst));
+	/* The instance's error_log (it lives and dies with the instance); NULL: no memory. */
+	struct error_log *(*error_log)(struct evt_instance *inst);
 };
 
 extern const struct tfs_backend_ops tfs_backend_core;

@@ -7,9 +7,9 @@
  * build machine (tests/data/tracefs/ holds its answers, collect.sh the
  * commands). Where we differ on purpose, docs/tracefs.md says so.
  *
- * State the tree keeps itself, per instance (struct tfs_state, keyed by the
- * instance): the error_log, each event's filter text and last error display,
- * each system's last error display, the set_event_pid list. The filters in
+ * State the tree keeps itself, per instance: each event's filter text and last
+ * error display, each system's last error display, the set_event_pid list. The
+ * error_log hangs on the instance (instance_error_log(), events/error_log.h). The filters in
  * force and the enable bits live in the event layer (tfs_backend.h).
  *
  * Every function here runs under tfs_lock, except the streaming reads
@@ -26,7 +26,7 @@
 #include <evtrace/clock.h>
 #include <evtrace/ring_buffer.h>
 
-#include "core/error_log.h"
+#include "events/error_log.h"
 #include "hist/hist.h"
 #include "synth/synth.h"
 #include "trigger/trigger.h"
@@ -41,86 +41,6 @@
 #define LIST_WRITE_MAX		(1u << 20)	/* set_event, set_event_pid */
 #define SUBSYS_FILTER_ERR	"Couldn't find or set field in one of a subsystem's events"
 #define FILTER_LOC		"event filter parse error"
-
-/* ---- per-instance state ----------------------------------------------------------------- */
-
-struct tfs_state {
-	struct evt_instance *inst;
-	struct error_log *elog;
-	struct tfs_state *next;
-};
-
-/*
- * The list of states has its own lock: tfs_error_log() is called by layers
- * that do not hold tfs_lock. A state lives until its instance is destroyed,
- * through the tree (rmdir, under tfs_lock, which is also what every user of
- * a state's other fields holds) or the API (evt_instance_destroy() calls
- * state_drop() through the backend's watch_destroy: using an instance
- * through the tree while destroying it through the API is the caller's race).
- */
-static pthread_mutex_t states_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct tfs_state *states;
-static pthread_once_t states_watch = PTHREAD_ONCE_INIT;
-
-static void state_drop(struct evt_instance *inst);
-
-/* A state (its error_log) ends with its instance, however it is destroyed. */
-static void states_watch_init(void)
-{
-	if (tfs_backend->watch_destroy)
-		tfs_backend->watch_destroy(state_drop);
-}
-
-static struct tfs_state *state_of(struct evt_instance *inst)
-{
-	struct tfs_state *st;
-
-	pthread_once(&states_watch, states_watch_init);
-	pthread_mutex_lock(&states_lock);
-	for (st = states; st; st = st->next)
-		if (st->inst == inst)
-			goto out;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		goto out;
-	if (error_log_alloc(&st->elog)) {
-		free(st);
-		st = NULL;
-		goto out;
-	}
-	st->inst = inst;
-	st->next = states;
-	states = st;
-out:
-	pthread_mutex_unlock(&states_lock);
-	return st;
-}
-
-static void state_drop(struct evt_instance *inst)
-{
-	struct tfs_state **pp, *st = NULL;
-
-	pthread_mutex_lock(&states_lock);
-	for (pp = &states; *pp; pp = &(*pp)->next) {
-		if ((*pp)->inst == inst) {
-			st = *pp;
-			*pp = st->next;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&states_lock);
-	if (st) {
-		error_log_free(st->elog);
-		free(st);
-	}
-}
-
-struct error_log *tfs_error_log(struct evt_instance *inst)
-{
-	struct tfs_state *st = state_of(inst);
-
-	return st ? st->elog : NULL;
-}
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -468,13 +388,13 @@ static int filter_apply(struct evt_instance *inst, const struct tb_event *ev, co
 
 static ssize_t event_filter_write(struct evt_tracefs_file *f, const char *buf, size_t len)
 {
-	struct tfs_state *st = state_of(f->node.inst);
+	struct error_log *elog = TB.error_log(f->node.inst);
 	const struct tb_event *ev = node_event(&f->node);
 	struct filter_error err;
 	char *expr, *shown;
 	int ret;
 
-	if (!st)
+	if (!elog)
 		return -ENOMEM;
 	if (!ev)
 		return -ENODEV;
@@ -493,7 +413,7 @@ static ssize_t event_filter_write(struct evt_tracefs_file *f, const char *buf, s
 		if (shown)
 			tb_event_filter_set_shown(f->node.inst, ev, shown);
 		free(shown);
-		error_log_add(st->elog, FILTER_LOC,
+		error_log_add(elog, FILTER_LOC,
 			      err.log_msg ? err.log_msg : (err.msg ? err.msg : "Error"), expr,
 			      (unsigned int)(err.log_pos > 0 ? err.log_pos : 0));
 	}
@@ -521,7 +441,7 @@ static int subsys_filter_show(struct evt_tracefs_file *f, struct tfs_seq *s)
 
 struct subsys_arg {
 	struct evt_instance *inst;
-	struct tfs_state *st;
+	struct error_log *elog;
 	const char *sys;
 	const char *expr;
 	int ok, failed;
@@ -557,7 +477,7 @@ static int subsys_one(void *arg, const struct tb_event *ev)
 		if (shown)
 			tb_event_filter_set_shown(a->inst, ev, shown);
 		free(shown);
-		error_log_add(a->st->elog, FILTER_LOC, SUBSYS_FILTER_ERR, a->expr, 0);
+		error_log_add(a->elog, FILTER_LOC, SUBSYS_FILTER_ERR, a->expr, 0);
 	} else {
 		a->ok++;
 	}
@@ -566,11 +486,11 @@ static int subsys_one(void *arg, const struct tb_event *ev)
 
 static ssize_t subsys_filter_write(struct evt_tracefs_file *f, const char *buf, size_t len)
 {
-	struct tfs_state *st = state_of(f->node.inst);
-	struct subsys_arg a = { .inst = f->node.inst, .st = st, .sys = f->node.sys };
+	struct error_log *elog = TB.error_log(f->node.inst);
+	struct subsys_arg a = { .inst = f->node.inst, .elog = elog, .sys = f->node.sys };
 	char *expr;
 
-	if (!st)
+	if (!elog)
 		return -ENOMEM;
 	if (!len)
 		return 0;
@@ -620,7 +540,7 @@ static int trigger_show(struct evt_tracefs_file *f, struct tfs_seq *s)
 
 static ssize_t trigger_write(struct evt_tracefs_file *f, const char *buf, size_t len)
 {
-	struct tfs_state *st = state_of(f->node.inst);
+	struct error_log *elog = TB.error_log(f->node.inst);
 	const struct tb_event *ev = node_event(&f->node);
 	struct trigger_error terr = { .n = 0 };
 	struct filter_error err;
@@ -635,16 +555,16 @@ static ssize_t trigger_write(struct evt_tracefs_file *f, const char *buf, size_t
 		return -ENOMEM;
 	ret = *cmd ? trigger_apply(f->node.inst, tb_event_id(ev), cmd, &err, &has_err, &terr) : 0;
 	/* a command's own errors (hist), as the kernel's hist_err() */
-	for (unsigned int i = 0; st && i < terr.n; i++)
-		error_log_add(st->elog, terr.e[i].loc, terr.e[i].msg, terr.e[i].cmd, terr.e[i].pos);
+	for (unsigned int i = 0; elog && i < terr.n; i++)
+		error_log_add(elog, terr.e[i].loc, terr.e[i].msg, terr.e[i].cmd, terr.e[i].pos);
 	trigger_error_free(&terr);
-	if (has_err && st) {
+	if (has_err && elog) {
 		/* as the kernel: the filter's error, with the filter as the command */
 		const char *fexpr = strstr(cmd, " if");
 
 		fexpr = fexpr ? fexpr + 3 : cmd;
 		fexpr += strspn(fexpr, " \t");
-		error_log_add(st->elog, FILTER_LOC,
+		error_log_add(elog, FILTER_LOC,
 			      err.log_msg ? err.log_msg : (err.msg ? err.msg : "Error"), fexpr,
 			      (unsigned int)(err.log_pos > 0 ? err.log_pos : 0));
 	}
@@ -776,29 +696,29 @@ static int saved_cmdlines_show(struct evt_tracefs_file *f, struct tfs_seq *s)
 
 static int error_log_open(struct evt_tracefs_file *f)
 {
-	struct tfs_state *st = state_of(f->node.inst);
+	struct error_log *elog = TB.error_log(f->node.inst);
 
-	if (!st)
+	if (!elog)
 		return -ENOMEM;
 	if (f->flags & EVT_TRACEFS_TRUNC)
-		error_log_clear(st->elog);
+		error_log_clear(elog);
 	return 0;
 }
 
 static int error_log_show(struct evt_tracefs_file *f, struct tfs_seq *s)
 {
-	struct tfs_state *st = state_of(f->node.inst);
+	struct error_log *elog = TB.error_log(f->node.inst);
 	size_t n;
 	char *p;
 	int ret;
 
-	if (!st)
+	if (!elog)
 		return -ENOMEM;
-	n = error_log_format(st->elog, NULL, 0);
+	n = error_log_format(elog, NULL, 0);
 	p = malloc(n + 1);
 	if (!p)
 		return -ENOMEM;
-	error_log_format(st->elog, p, n + 1);
+	error_log_format(elog, p, n + 1);
 	ret = tfs_seq_write(s, p, n);
 	free(p);
 	return ret;
@@ -1263,17 +1183,13 @@ static int instances_mkdir(const struct tfs_node *dir, const char *name)
 static int instances_rmdir(const struct tfs_node *dir, const char *name)
 {
 	struct evt_instance *inst = tb_instance_lookup(name);
-	int ret;
 
 	(void)dir;
 	if (!inst)
 		return -ENOENT;
 	if (tfs_inst_busy(inst))
 		return -EBUSY;
-	ret = tb_instance_destroy(inst);
-	if (!ret)
-		state_drop(inst);
-	return ret;
+	return tb_instance_destroy(inst);
 }
 
 static bool top_only(const struct tfs_node *dir)

@@ -119,13 +119,6 @@ struct evt_tracefs_file {
 /* Resolve @path from @inst's root; Return: 0 or -ENOENT/-ENOTDIR/-EINVAL/-ENAMETOOLONG. */
 int tfs_resolve(struct evt_instance *inst, const char *path, struct tfs_node *node);
 
-/*
- * The error_log of @inst (tfs_files.c), for every layer that reports a
- * command's errors to it (filters now; triggers, hist later). NULL: no memory.
- */
-struct error_log;
-struct error_log *tfs_error_log(struct evt_instance *inst);
-
 /* Is any file of @inst open? (under tfs_lock) */
 bool tfs_inst_busy(const struct evt_instance *inst);
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "compat/atomic.h"
-#include "control/ctl_internal.h"
+#include "events/event_internal.h"
 #include "tracefs/tfs_internal.h"
 
 static pthread_mutex_t tfs_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -22,12 +22,12 @@ static struct evt_tracefs_file *open_files;
 void tfs_lock(void)
 {
 	pthread_mutex_lock(&tfs_mutex);
-	ctl_locks_held++; /* no start-up hold under it (ctl_internal.h) */
+	event_locks_held++; /* no start-up hold under it (event_internal.h) */
 }
 
 void tfs_unlock(void)
 {
-	ctl_locks_held--;
+	event_locks_held--;
 	pthread_mutex_unlock(&tfs_mutex);
 }
 

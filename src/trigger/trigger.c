@@ -9,6 +9,7 @@
  * where param is the command's (a count, or system:event[:count]).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,17 +30,21 @@ static void td_free(void *p)
 	free(td);
 }
 
-void trigger_file_free(void *triggers)
+/* The file is freed (its instance destroyed): its triggers go too, no grace period. */
+static void trigger_file_free(struct trace_event_file *file, void *data)
 {
-	struct trigger_file *tf = triggers;
+	struct trigger_list *tl = file->triggers;
 
-	if (!tf)
-		return;
-	for (unsigned int i = 0; tf->list && i < tf->list->nr; i++)
-		td_free(tf->list->td[i]);
-	free(tf->list);
-	free(tf);
+	for (unsigned int i = 0; tl && i < tl->nr; i++)
+		td_free(tl->td[i]);
+	free(tl);
+	free(data);
 }
+
+static const struct event_file_ext_ops trigger_file_ops = {
+	.name = "trigger",
+	.free = trigger_file_free,
+};
 
 int trigger_parse_count(const char *s, long *count)
 {
@@ -61,15 +66,14 @@ int trigger_parse_count(const char *s, long *count)
 
 static struct trigger_file *tfile_get(struct trace_event_file *file)
 {
-	struct trigger_file *tf = file->triggers;
+	struct trigger_file *tf = event_file_ext_get(file, EVENT_FILE_EXT_TRIGGER);
 
 	if (tf)
 		return tf;
 	tf = calloc(1, sizeof(*tf));
 	if (!tf)
 		return NULL;
-	/* Release: the zeroed trigger_file before the pointer (trigger_list_rcu's acquire). */
-	st_release((struct trigger_file **)&file->triggers, tf);
+	event_file_ext_set_locked(file, EVENT_FILE_EXT_TRIGGER, &trigger_file_ops, tf);
 	return tf;
 }
 
@@ -92,7 +96,7 @@ int trigger_soft_get(struct trace_event_file *file)
 
 void trigger_soft_put(struct trace_event_file *file)
 {
-	struct trigger_file *tf = file->triggers;
+	struct trigger_file *tf = event_file_ext_get(file, EVENT_FILE_EXT_TRIGGER);
 
 	unsigned int flags;
 	bool on;
@@ -103,9 +107,14 @@ void trigger_soft_put(struct trace_event_file *file)
 	 * event enable_event turned on stays enabled, disable_event's stays off). */
 	flags = ld_relaxed(&file->flags);
 	on = !(flags & EVT_FILE_SOFT_DISABLED);
-	event_file_soft_locked(file, false, false);
+	/*
+	 * That state first, while soft mode still keeps the event in the
+	 * writers' active set: leaving soft mode before turned an event its
+	 * trigger had left on off for a moment, and one it had left off on.
+	 */
 	if (on != !!(flags & EVT_FILE_ENABLED))
 		event_file_enable_locked(file, on);
+	event_file_soft_locked(file, false, false);
 }
 
 /* --- writer side -------------------------------------------------------------------------- */
@@ -187,18 +196,66 @@ void trigger_post(const struct trigger_list *tl, unsigned long mask)
 
 /* --- updates (event_mutex) ------------------------------------------------------------------ */
 
+/* --- the commands ---------------------------------------------------------------------- */
+
+/* Registered commands, in order: written under event_mutex, read under it. */
+static const struct trigger_cmd *cmds[TRIGGER_CMDS_MAX];
+static unsigned int nr_cmds;
+
 static const struct trigger_cmd *cmd_find(const char *name)
 {
-	for (unsigned int i = 0; trigger_cmds[i]; i++)
-		if (!strcmp(trigger_cmds[i]->name, name))
-			return trigger_cmds[i];
+	for (unsigned int i = 0; i < nr_cmds; i++)
+		if (!strcmp(cmds[i]->name, name))
+			return cmds[i];
 	return NULL;
 }
 
-static int list_publish(struct trace_event_file *file, struct trigger_file *tf,
-			struct trigger_list *nl)
+void trigger_cmd_add(const struct trigger_cmd *cmd)
 {
-	struct trigger_list *old = tf->list;
+	if (nr_cmds < TRIGGER_CMDS_MAX && !cmd_find(cmd->name))
+		cmds[nr_cmds++] = cmd;
+}
+
+static const struct event_trigger_hooks trigger_hooks = {
+	.test = trigger_test,
+	.post = trigger_post,
+};
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void trigger_init_once(void)
+{
+	event_lock();
+	trigger_cmds_register_builtin();
+	event_unlock();
+	/* Before any list is published: the writer runs a list through these. */
+	event_set_trigger_hooks(&trigger_hooks);
+}
+
+void trigger_init(void)
+{
+	pthread_once(&init_once, trigger_init_once);
+}
+
+int trigger_cmd_register(const struct trigger_cmd *cmd)
+{
+	int ret = 0;
+
+	trigger_init();
+	event_lock();
+	if (cmd_find(cmd->name))
+		ret = -EEXIST;
+	else if (nr_cmds >= TRIGGER_CMDS_MAX)
+		ret = -ENOSPC;
+	else
+		cmds[nr_cmds++] = cmd;
+	event_unlock();
+	return ret;
+}
+
+static int list_publish(struct trace_event_file *file, struct trigger_list *nl)
+{
+	struct trigger_list *old = file->triggers;
 
 	if (nl && !nl->nr) {
 		free(nl);
@@ -225,7 +282,7 @@ static int list_publish(struct trace_event_file *file, struct trigger_file *tf,
 		}
 	}
 	/* Release: the list and its triggers before the pointer (pairs with rcu_deref). */
-	rcu_publish(tf->list, nl);
+	rcu_publish(file->triggers, nl);
 	event_gc_free(old);
 	if (old && !nl)
 		trigger_soft_put(file);
@@ -241,7 +298,7 @@ static int trigger_add(struct trace_event_file *file, struct trigger_data *td)
 
 	if (!tf)
 		return -ENOMEM;
-	old = tf->list;
+	old = file->triggers;
 	nr = old ? old->nr : 0;
 	if (td->cmd->update) {
 		ret = td->cmd->update(td, old);
@@ -273,7 +330,7 @@ static int trigger_add(struct trace_event_file *file, struct trigger_data *td)
 		for (unsigned int i = 0; i < nr; i++)
 			nl->td[i + 1] = old->td[i];
 	}
-	ret = list_publish(file, tf, nl);
+	ret = list_publish(file, nl);
 	if (ret && td->cmd->unreg)
 		td->cmd->unreg(td); /* not published: the caller frees it */
 	return ret;
@@ -281,8 +338,7 @@ static int trigger_add(struct trace_event_file *file, struct trigger_data *td)
 
 static int trigger_remove(struct trace_event_file *file, struct trigger_data *test)
 {
-	struct trigger_file *tf = file->triggers;
-	struct trigger_list *old = tf ? tf->list : NULL, *nl;
+	struct trigger_list *old = file->triggers, *nl;
 	struct trigger_data *gone = NULL;
 	unsigned int n = 0;
 
@@ -306,7 +362,7 @@ static int trigger_remove(struct trace_event_file *file, struct trigger_data *te
 		return -EBUSY;
 	}
 	nl->nr = n;
-	list_publish(file, tf, nl);
+	list_publish(file, nl);
 	if (gone->cmd->unreg)
 		gone->cmd->unreg(gone);
 	event_gc_add(gone, td_free);
@@ -476,6 +532,7 @@ int trigger_apply(struct evt_instance *inst, unsigned int event_id, const char *
 
 	*has_ferr = false;
 	events_init();
+	trigger_init();
 	event_lock();
 	ev = event_find_id_locked(event_id);
 	file = ev ? event_file_locked(inst, ev) : NULL;
@@ -501,6 +558,7 @@ int trigger_show_text(struct evt_instance *inst, unsigned int event_id, char **t
 		return -ENOMEM;
 	t.buf[0] = '\0';
 	events_init();
+	trigger_init();
 	event_lock();
 	ev = event_find_id_locked(event_id);
 	file = ev ? event_file_locked(inst, ev) : NULL;
@@ -508,11 +566,11 @@ int trigger_show_text(struct evt_instance *inst, unsigned int event_id, char **t
 		ret = -ENODEV;
 		goto out;
 	}
-	tl = file->triggers ? ((struct trigger_file *)file->triggers)->list : NULL;
+	tl = file->triggers;
 	if (!tl) {
 		text_add(&t, "# Available triggers:\n#");
-		for (unsigned int i = 0; trigger_cmds[i]; i++)
-			text_add(&t, " %s", trigger_cmds[i]->name);
+		for (unsigned int i = 0; i < nr_cmds; i++)
+			text_add(&t, " %s", cmds[i]->name);
 		text_add(&t, "\n");
 	}
 	for (unsigned int i = 0; tl && i < tl->nr; i++) {

@@ -28,7 +28,8 @@ struct trigger_data;
 struct trigger_list;
 
 /*
- * A trigger command. Registered in trigger_cmds.c; trigger.c parses the
+ * A trigger command, registered with trigger_cmd_register() by the layer that
+ * implements it (trigger_cmds.c here, hist/ its own); trigger.c parses the
  * common part (`name[:param] [if filter]`, the `!` of a removal) and calls:
  *   parse     @param is what follows "name:" (NULL: nothing), in place;
  *             fill @td (count, target). event_mutex held. 0 or -errno.
@@ -117,27 +118,20 @@ struct trigger_data {
 	struct trigger_error *err; /* parse/update only: where to report (may be NULL) */
 };
 
-struct trigger_list {
-	unsigned int nr;
-	bool cond;		   /* some trigger has a filter, reads the record or is post */
-	struct trigger_data *td[]; /* newest first, as the kernel lists them */
-};
+/*
+ * struct trigger_list (a file's published triggers) is the writer's, in
+ * events/event_internal.h; the list hangs on trace_event_file.triggers (RCU).
+ */
 
-/* What trace_event_file.triggers points to (allocated once, kept with the file). */
+/* The trigger layer's state of a file: its EVENT_FILE_EXT_TRIGGER slot. */
 struct trigger_file {
-	struct trigger_list *list; /* RCU; NULL = no triggers */
 	unsigned int soft_ref;	   /* event_mutex: users of the file's soft mode */
 };
 
-/* The writer's view: inside rcu_lock(). */
+/* A file's triggers: inside rcu_lock(), or under event_mutex. */
 static inline struct trigger_list *trigger_list_rcu(struct trace_event_file *file)
 {
-	/* Acquire: the trigger_file is initialized before it is seen (pairs with
-	 * the st_release in trigger.c). */
-	struct trigger_file *tf = ld_acquire((struct trigger_file **)&file->triggers);
-
-	/* Acquire: a published list and its triggers are complete (rcu_publish). */
-	return tf ? rcu_deref(tf->list) : NULL;
+	return event_file_triggers_rcu(file);
 }
 
 /*
@@ -190,7 +184,39 @@ int trigger_parse_count(const char *s, long *count);
 int trigger_soft_get(struct trace_event_file *file);
 void trigger_soft_put(struct trace_event_file *file);
 
-extern const struct trigger_cmd *const trigger_cmds[];
-extern const struct trigger_cmd hist_cmd, enable_hist_cmd, disable_hist_cmd;
+/*
+ * enable_event/disable_event's parts, for commands that act on another event's
+ * file as they do (hist's enable_hist/disable_hist): parse `system:event[:count]`
+ * into td->target, take/drop the target's soft mode, print `name:system:event`.
+ */
+int trigger_enable_parse(struct trigger_data *td, char *param);
+int trigger_enable_reg(struct trigger_data *td);
+void trigger_enable_unreg(struct trigger_data *td);
+int trigger_enable_print(const struct trigger_data *td, char *buf, size_t size);
+
+/* Register this layer's own commands (trigger_cmds.c), in the kernel's order. */
+void trigger_cmds_register_builtin(void);
+/* Add @cmd to the table (trigger_cmd_register() without the start-up). */
+void trigger_cmd_add(const struct trigger_cmd *cmd);
+
+/* --- registration (the kernel's register_event_command()) ------------------------------ */
+
+#define TRIGGER_CMDS_MAX 32
+
+/*
+ * trigger_cmd_register - make @cmd a command of the `trigger` file, after the
+ * ones registered before it (the "# Available triggers" line lists them in
+ * this order). @cmd must live for ever.
+ * Context: takes event_mutex. Return: 0, -EEXIST (a command of that name),
+ * -ENOSPC (TRIGGER_CMDS_MAX).
+ */
+int trigger_cmd_register(const struct trigger_cmd *cmd);
+
+/*
+ * trigger_init - the trigger layer's start: its own commands, then its runners
+ * as the writer's trigger hooks (event_set_trigger_hooks()). Idempotent; the
+ * library's start (src/init.c) calls it, and so does everything that needs it.
+ */
+void trigger_init(void);
 
 #endif /* EVT_TRIGGER_TRIGGER_H */

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * trigger/trigger_cmds.c - the trigger commands: traceon, traceoff,
- * snapshot, stacktrace, enable_event, disable_event (events.rst 6.2),
- * enable_hist, disable_hist (histogram.rst 2); hist itself is in hist/hist.c.
+ * snapshot, stacktrace, enable_event, disable_event (events.rst 6.2). The hist
+ * commands (hist, enable_hist, disable_hist) register themselves from hist/.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "hist/hist.h"
+#include "compat/compiler.h"
 #include "trigger/trigger.h"
 
 /* --- traceon, traceoff ---------------------------------------------------------------------- */
@@ -137,7 +137,7 @@ static const struct trigger_cmd snapshot_cmd = {
 
 static bool is_enable_cmd(const struct trigger_cmd *cmd);
 
-static int enable_parse(struct trigger_data *td, char *param)
+int trigger_enable_parse(struct trigger_data *td, char *param)
 {
 	char *sys, *name, *count;
 	struct evt_event *ev;
@@ -174,12 +174,12 @@ static bool enable_same(const struct trigger_data *a, const struct trigger_data 
 }
 
 /* The target stays in its event's active set, soft-disabled, while the trigger exists. */
-static int enable_reg(struct trigger_data *td)
+int trigger_enable_reg(struct trigger_data *td)
 {
 	return trigger_soft_get(td->target);
 }
 
-static void enable_unreg(struct trigger_data *td)
+void trigger_enable_unreg(struct trigger_data *td)
 {
 	trigger_soft_put(td->target);
 }
@@ -205,7 +205,7 @@ static void enable_fire(struct trigger_data *td)
 		or_relaxed(&td->target->flags, EVT_FILE_SOFT_DISABLED);
 }
 
-static int enable_print(const struct trigger_data *td, char *buf, size_t size)
+int trigger_enable_print(const struct trigger_data *td, char *buf, size_t size)
 {
 	return snprintf(buf, size, "%s:%s:%s", td->cmd->name, td->target->event->system,
 			td->target->event->name);
@@ -213,24 +213,24 @@ static int enable_print(const struct trigger_data *td, char *buf, size_t size)
 
 static const struct trigger_cmd enable_event_cmd = {
 	.name = "enable_event",
-	.parse = enable_parse,
+	.parse = trigger_enable_parse,
 	.same = enable_same,
-	.reg = enable_reg,
-	.unreg = enable_unreg,
+	.reg = trigger_enable_reg,
+	.unreg = trigger_enable_unreg,
 	.would_fire = enable_would,
 	.fire = enable_fire,
-	.print = enable_print,
+	.print = trigger_enable_print,
 };
 
 static const struct trigger_cmd disable_event_cmd = {
 	.name = "disable_event",
-	.parse = enable_parse,
+	.parse = trigger_enable_parse,
 	.same = enable_same,
-	.reg = enable_reg,
-	.unreg = enable_unreg,
+	.reg = trigger_enable_reg,
+	.unreg = trigger_enable_unreg,
 	.would_fire = enable_would,
 	.fire = enable_fire,
-	.print = enable_print,
+	.print = trigger_enable_print,
 };
 
 static bool is_onoff_cmd(const struct trigger_cmd *cmd)
@@ -243,60 +243,17 @@ static bool is_enable_cmd(const struct trigger_cmd *cmd)
 	return cmd == &enable_event_cmd || cmd == &disable_event_cmd;
 }
 
-/* --- enable_hist, disable_hist (histogram.rst 2: pause/continue a target's hist triggers) -- */
-
-static bool is_hist_enable_cmd(const struct trigger_cmd *cmd)
+/*
+ * The commands of this layer, in the kernel's registration order (the "# Available
+ * triggers" line); hist registers enable_hist, disable_hist and hist after them.
+ */
+void trigger_cmds_register_builtin(void)
 {
-	return cmd == &enable_hist_cmd || cmd == &disable_hist_cmd;
+	static const struct trigger_cmd *const cmds[] = {
+		&traceon_cmd,	 &traceoff_cmd,	    &snapshot_cmd,
+		&stacktrace_cmd, &enable_event_cmd, &disable_event_cmd,
+	};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(cmds); i++)
+		trigger_cmd_add(cmds[i]);
 }
-
-static int hist_enable_parse(struct trigger_data *td, char *param)
-{
-	int ret = enable_parse(td, param);
-
-	td->enable = !strcmp(td->cmd->name, "enable_hist");
-	return ret;
-}
-
-/* One enable_hist/disable_hist per target (the kernel's ETT_HIST_ENABLE). */
-static bool hist_enable_same(const struct trigger_data *a, const struct trigger_data *b)
-{
-	return is_hist_enable_cmd(a->cmd) && is_hist_enable_cmd(b->cmd) && a->target == b->target;
-}
-
-/* As the kernel's hist_enable_trigger(): every hist trigger of the target. */
-static void hist_enable_fire(struct trigger_data *td)
-{
-	/* Acquire: the target's list and its triggers are complete (rcu_publish). */
-	struct trigger_list *tl = trigger_list_rcu(td->target);
-
-	for (unsigned int i = 0; tl && i < tl->nr; i++)
-		if (tl->td[i]->cmd == &hist_cmd)
-			hist_set_paused(tl->td[i], !td->enable);
-}
-
-const struct trigger_cmd enable_hist_cmd = {
-	.name = "enable_hist",
-	.parse = hist_enable_parse,
-	.same = hist_enable_same,
-	.reg = enable_reg,
-	.unreg = enable_unreg,
-	.fire = hist_enable_fire,
-	.print = enable_print,
-};
-
-const struct trigger_cmd disable_hist_cmd = {
-	.name = "disable_hist",
-	.parse = hist_enable_parse,
-	.same = hist_enable_same,
-	.reg = enable_reg,
-	.unreg = enable_unreg,
-	.fire = hist_enable_fire,
-	.print = enable_print,
-};
-
-/* The kernel's registration order (the "# Available triggers" line). */
-const struct trigger_cmd *const trigger_cmds[] = {
-	&traceon_cmd,	    &traceoff_cmd,    &snapshot_cmd,	 &stacktrace_cmd, &enable_event_cmd,
-	&disable_event_cmd, &enable_hist_cmd, &disable_hist_cmd, &hist_cmd,	  NULL,
-};

@@ -12,29 +12,42 @@
 # it may use"; "public": the evt_* functions of any layer), DESIGN.md's diagram as data.
 # Prints every edge the matrix does not allow (with the symbols or the files that make it) and
 # every cycle (a set of directories that reach each other), and exits 1 if there is any.
-# --report prints the same and exits 0. src/init.c (the library's start) is layer "init".
+# --report prints the same and exits 0; --graph also prints every edge. src/init.c (the library's start) is layer "init".
 src=${1:?usage: layers.sh SRCDIR OBJDIR [--report]}
 obj=${2:?usage: layers.sh SRCDIR OBJDIR [--report]}
 report=0
 [ "$3" = "--report" ] && report=1
+[ "$3" = "--graph" ] && report=2
 command -v nm >/dev/null || { echo "SKIP: nm (binutils) not found"; exit 77; }
 matrix=$src/tests/compile/layers.txt
 [ -f "$matrix" ] || { echo "FAIL: no $matrix"; exit 1; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# <layer> <object> <type> <symbol> for every global symbol of every object
+# the objects whose source is there (not one that was moved: a stale object of the build)
 find "$obj" -name '*.o' | grep -E '/(src(/[^/]+)?|tools/evtrace)/[^/]+\.o$' | sort |
 while read -r o; do
-	# an object whose source is gone (moved, a stale build) is not the code
 	rel=$(echo "$o" | sed -E 's,.*/((src|tools)/.*)\.o$,\1,')
-	[ -f "$src/$rel" ] || continue
-	layer=$(echo "$rel" | sed -E 's,^src/([^/]+)/[^/]+$,\1,; s,^src/[^/]+$,init,;
-		s,^tools/.*,tools,')
-	base=$(basename "$o" .o)
-	nm -g "$o" 2>/dev/null | awk -v l="$layer" -v f="$base" \
-		'NF == 2 { print l, f, $1, $2 } NF == 3 { print l, f, $2, $3 }'
-done > "$tmp/syms"
+	[ -f "$src/$rel" ] && echo "$o"
+done > "$tmp/objs"
+# <layer> <object> <type> <symbol> for every global symbol of every object (one nm for all:
+# "file:value T name", "file: U name")
+# shellcheck disable=SC2046 # object paths have no blanks (CMake's)
+[ -s "$tmp/objs" ] && nm -g -A $(cat "$tmp/objs") 2>/dev/null |
+	awk '{
+		f = $1; sub(/:.*/, "", f)
+		t = $(NF - 1); n = $NF
+		rel = f; sub(/.*\/src\//, "src/", rel); sub(/.*\/tools\/evtrace\//, "tools/", rel)
+		base = rel; sub(/.*\//, "", base); sub(/\.o$/, "", base)
+		if (rel ~ /^tools\//)
+			l = "tools"
+		else if (rel ~ /^src\/[^\/]+$/)
+			l = "init"
+		else {
+			l = rel; sub(/^src\//, "", l); sub(/\/.*/, "", l)
+		}
+		print l, base, t, n
+	}' > "$tmp/syms"
 if [ ! -s "$tmp/syms" ]; then
 	echo "FAIL: no objects under $obj"
 	exit 1
@@ -136,8 +149,13 @@ END {
 		nc++
 	}
 	ne = 0
-	for (e in edge)
+	for (e in edge) {
 		ne++
+		if (report == 2) {
+			split(e, ab, SUBSEP)
+			printf "layers: edge %s -> %s\n", ab[1], ab[2]
+		}
+	}
 	printf "layers: %d directories, %d edges, %d against the matrix, %d cycles\n",
 		n, ne, nb, nc
 	if ((nb || nc || bad) && !report)

@@ -15,6 +15,12 @@
  *   - a live consumer draining all CPUs concurrently: a thread, or a
  *     forked child process reading through evt_ring_buffer_map(); in the
  *     thread variant an iterator thread also walks the live buffer;
+ *   - the consumer takes events one by one (consume) or a page at a time
+ *     (read_page, walked with evt_rb_page_iter); the page consumer hands
+ *     over to a new mapping of the buffer every few pages, wherever the
+ *     last one stopped (inside a page too), as a recorder killed and an
+ *     `evtrace extract` after it do: the new one's times go on from the
+ *     old one's (a new consumer once read a page's times from 0);
  *   - both modes, buffer sizes from the minimum (2 pages) up, 4 KiB and
  *     256-byte pages.
  *
@@ -176,6 +182,7 @@ struct config {
 	unsigned int page_size;
 	unsigned int pages;
 	bool fork_consumer;
+	bool read_page;		/* the consumer reads pages (read_page), handing over */
 	double secs;
 };
 
@@ -184,6 +191,8 @@ static int ncpus;
 static int cpus[CPU_SETSIZE];
 static uint64_t seed;
 static bool verbose;
+static bool by_page;		/* this configuration's consumer uses read_page */
+static uint32_t page_size;	/* this configuration's */
 static struct evt_ring_buffer *rb;
 static uint32_t max_len;
 static atomic_ulong signals_sent;
@@ -338,7 +347,11 @@ static void *timer_main(void *arg)
 /* ---- consumers ------------------------------------------------------------------------ */
 
 struct consumer_state {
-	struct evt_ring_buffer *rb;
+	struct evt_ring_buffer *rb;	/* the mapping consumed from */
+	int fd;				/* by page: the memfd, mapped anew every few pages */
+	unsigned char *page;		/* by page: page_size bytes */
+	uint64_t pages;			/* by page: pages read */
+	uint64_t map_lost;		/* by page: losses the current mapping reported */
 	int nr_cpus;
 	uint32_t nstreams;
 	uint32_t *last_seq;	/* [stream][cpu]: seq + 1; 0 = none yet */
@@ -371,6 +384,77 @@ static void consume_event(struct consumer_state *cs, struct evt_ring_buffer_even
 	sh->consumed++;
 }
 
+/* The events of a page read_page filled for @cpu. Return: how many. */
+static uint64_t consume_page(struct consumer_state *cs, int cpu)
+{
+	const struct evt_ring_buffer_event *ev;
+	struct evt_rb_page_iter it;
+	uint64_t n = 0, ts;
+	int r;
+
+	if (evt_rb_page_iter_init(&it, cs->page, page_size) < 0) {
+		failf("cpu %d: read_page gave a malformed page", cpu);
+		return 0;
+	}
+	if ((it.commit_flags & EVT_RB_PAGE_MISSED_STORED) && it.end + 8 <= page_size) {
+		uint64_t lost;
+
+		/*
+		 * A mapping counts losses from its own start (what it has
+		 * reported lives in its process): a new one's first page
+		 * reports those of the buffer's whole life again. The bound
+		 * below holds for each mapping; keep the largest.
+		 */
+		memcpy(&lost, cs->page + it.end, sizeof(lost));
+		cs->map_lost += lost;
+		if (cs->map_lost > sh->lost_reported)
+			sh->lost_reported = cs->map_lost;
+	}
+	while ((r = evt_rb_page_iter_next(&it, &ev, &ts)) == 1) {
+		consume_event(cs, (struct evt_ring_buffer_event *)ev, cpu, ts);
+		n++;
+	}
+	if (r < 0)
+		failf("cpu %d: read_page: a torn entry after %" PRIu64 " events", cpu, n);
+	return n;
+}
+
+/* Hand over to a new mapping of the buffer: the old consumer goes wherever it stopped. */
+static void remap(struct consumer_state *cs)
+{
+	struct evt_ring_buffer *m;
+	int ret = evt_ring_buffer_map(cs->fd, &m);
+
+	if (ret < 0) {
+		failf("evt_ring_buffer_map: %d", ret);
+		return;
+	}
+	evt_ring_buffer_free(cs->rb);
+	cs->rb = m;
+	cs->map_lost = 0;
+}
+
+/* Up to @max pages of @cpu by read_page. Return: events read. */
+static uint64_t consume_pages(struct consumer_state *cs, int cpu, int max)
+{
+	uint64_t got = 0;
+
+	for (int i = 0; i < max; i++) {
+		int ret = evt_ring_buffer_read_page(cs->rb, cpu, cs->page, page_size);
+
+		if (ret == -EAGAIN || ret == 0)
+			break;
+		if (ret < 0) {
+			failf("cpu %d: read_page: %d", cpu, ret);
+			break;
+		}
+		got += consume_page(cs, cpu);
+		if (++cs->pages % 5 == 0)
+			remap(cs);
+	}
+	return got;
+}
+
 /* Consume until the writers are done and everything is drained. */
 static void consume_all(struct consumer_state *cs)
 {
@@ -385,6 +469,10 @@ static void consume_all(struct consumer_state *cs)
 			unsigned long lost;
 			uint64_t ts;
 
+			if (cs->page) {
+				got += consume_pages(cs, c, 8);
+				continue;
+			}
 			/* a bounded batch per CPU, so no CPU starves the others */
 			for (int i = 0; i < 512; i++) {
 				ev = evt_ring_buffer_consume(cs->rb, c, &ts, &lost);
@@ -406,9 +494,17 @@ static void consume_all(struct consumer_state *cs)
 	}
 }
 
-static void consumer_state_init(struct consumer_state *cs, struct evt_ring_buffer *b)
+/* @fd >= 0: by read_page, from a mapping of @fd (the state owns it). */
+static void consumer_state_init(struct consumer_state *cs, struct evt_ring_buffer *b, int fd)
 {
+	memset(cs, 0, sizeof(*cs));
 	cs->rb = b;
+	cs->fd = fd;
+	if (fd >= 0) {
+		RBT_EQ_I(evt_ring_buffer_map(fd, &cs->rb), 0);
+		cs->page = malloc(page_size);
+		RBT_ASSERT(cs->page);
+	}
 	cs->nr_cpus = evt_ring_buffer_nr_cpus(b);
 	cs->nstreams = (uint32_t)(2 * nwriters);
 	cs->last_seq = calloc((size_t)cs->nstreams * (size_t)cs->nr_cpus, sizeof(uint32_t));
@@ -416,15 +512,24 @@ static void consumer_state_init(struct consumer_state *cs, struct evt_ring_buffe
 	RBT_ASSERT(cs->last_seq && cs->last_ts);
 }
 
+static void consumer_state_fini(struct consumer_state *cs)
+{
+	free(cs->last_seq);
+	free(cs->last_ts);
+	if (cs->page) {
+		free(cs->page);
+		evt_ring_buffer_free(cs->rb);
+	}
+}
+
 static void *consumer_main(void *arg)
 {
 	struct consumer_state cs;
 
 	(void)arg;
-	consumer_state_init(&cs, rb);
+	consumer_state_init(&cs, rb, by_page ? evt_ring_buffer_fd(rb) : -1);
 	consume_all(&cs);
-	free(cs.last_seq);
-	free(cs.last_ts);
+	consumer_state_fini(&cs);
 	atomic_store(&sh->consumer_finished, 1);
 	return NULL;
 }
@@ -442,10 +547,9 @@ static int consumer_child(int fd)
 		failf("child: evt_ring_buffer_map: %d", ret);
 		return RBT_FAIL;
 	}
-	consumer_state_init(&cs, m);
+	consumer_state_init(&cs, m, by_page ? fd : -1);
 	consume_all(&cs);
-	free(cs.last_seq);
-	free(cs.last_ts);
+	consumer_state_fini(&cs);
 	evt_ring_buffer_free(m);
 	atomic_store(&sh->consumer_finished, 1);
 	return atomic_load(&sh->fail) ? RBT_FAIL : RBT_PASS;
@@ -530,6 +634,8 @@ static void run_config(const struct config *cfg, struct totals *tot)
 	rb = rbt_alloc_opts((size_t)cfg->pages * cfg->page_size, cfg->flags, cfg->page_size, 0,
 			    EVT_CLOCK_LOCAL);
 	max_len = cfg->page_size - EVT_RB_PAGE_HDR_SIZE - 8;
+	by_page = cfg->read_page;
+	page_size = cfg->page_size;
 	if (max_len > MAX_LEN)
 		max_len = MAX_LEN;
 
@@ -636,11 +742,12 @@ static void run_config(const struct config *cfg, struct totals *tot)
 	RBT_ASSERT(attempts > 0);
 
 	if (verbose || getenv("RBT_VERBOSE"))
-		printf("  %-9s %3u x %4u B pages, %-6s consumer: %" PRIu64 " committed, %" PRIu64
+		printf("  %-9s %3u x %4u B pages, %-6s consumer%s: %" PRIu64 " committed, %" PRIu64
 		       " consumed, %" PRIu64 " overruns, %" PRIu64 " dropped, %" PRIu64
 		       " discarded, %" PRIu64 " nested, %lu signals, %" PRIu64 " iterated, %.0f"
 		       " ev/s\n", cfg->flags ? "overwrite" : "pc", cfg->pages, cfg->page_size,
-		       cfg->fork_consumer ? "child" : "thread", committed, sh->consumed, overruns,
+		       cfg->fork_consumer ? "child" : "thread", cfg->read_page ? " by page" : "",
+		       committed, sh->consumed, overruns,
 		       dropped, discarded, nested, atomic_load(&signals_sent), sh->iter_events,
 		       (double)attempts / ((double)elapsed / 1e9));
 	tot->committed += committed;
@@ -756,10 +863,11 @@ int main(int argc, char **argv)
 				 */
 				if (RBT_TSAN && f && flags)
 					continue;
-				cfgs[ncfg++] = (struct config){
-					.flags = flags, .page_size = ps, .pages = pages,
-					.fork_consumer = f,
-				};
+				for (int rp = 0; rp < 2; rp++)
+					cfgs[ncfg++] = (struct config){
+						.flags = flags, .page_size = ps, .pages = pages,
+						.fork_consumer = f, .read_page = rp,
+					};
 			}
 		}
 	}

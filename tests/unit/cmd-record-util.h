@@ -169,6 +169,7 @@ static inline int crt_tool(char *out, size_t cap, char *const argv[])
 struct crt_count {
 	long ticks[16], msgs[16];
 	bool in_order[16];	/* each seq is the one before + 1 */
+	bool increasing[16];	/* each seq is above the one before (gaps allowed: losses) */
 	long long first[16];	/* the first seq seen */
 	long total;
 	unsigned long long missed;
@@ -198,6 +199,7 @@ static inline int crt_read_file(const char *path, struct crt_count *cnt)
 	memset(cnt, 0, sizeof(*cnt));
 	for (int i = 0; i < 16; i++) {
 		cnt->in_order[i] = true;
+		cnt->increasing[i] = true;
 		next[i] = -1;	/* the first record of a worker may have any seq */
 	}
 	ret = evt_tracedat_open(path, &td, err, sizeof(err));
@@ -224,6 +226,8 @@ static inline int crt_read_file(const char *path, struct crt_count *cnt)
 				continue;
 			if (next[worker] >= 0 && (long long)seq != next[worker])
 				cnt->in_order[worker] = false;
+			if (next[worker] >= 0 && (long long)seq < next[worker])
+				cnt->increasing[worker] = false;
 			if (next[worker] < 0)
 				cnt->first[worker] = (long long)seq;
 			next[worker] = (long long)seq + 1;

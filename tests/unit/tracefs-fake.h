@@ -21,6 +21,7 @@
 
 #include "helpers.h"
 #include "tracefs-cat.h"
+#include "events/error_log.h"
 #include "filter/filter.h"
 #include "tracefs/tfs_backend.h"
 
@@ -94,6 +95,7 @@ struct evt_instance {
 	char *shown[FAKE_NR_EVENTS];
 	int pids[256];
 	size_t nr_pids;
+	struct error_log *elog;	/* the real one (events/error_log.c), made at first use */
 };
 
 static struct evt_instance fake_inst[FAKE_MAX_INST];	/* [0] is the top */
@@ -144,6 +146,7 @@ static int fake_instance_create(const char *name)
 
 static int fake_instance_destroy(struct evt_instance *in)
 {
+	error_log_free(in->elog);
 	evt_ring_buffer_free(in->rb);
 	for (int e = 0; e < FAKE_NR_EVENTS; e++) {
 		filter_free(in->filter[e]);
@@ -161,6 +164,13 @@ static int fake_instance_for_each(tb_inst_fn fn, void *arg)
 		if (fake_inst[i].used && (ret = fn(arg, fake_inst[i].name)))
 			return ret;
 	return 0;
+}
+
+static struct error_log *fake_error_log(struct evt_instance *in)
+{
+	if (!in->elog && error_log_alloc(&in->elog))
+		return NULL;
+	return in->elog;
 }
 
 static struct evt_ring_buffer *fake_buffer(struct evt_instance *in)
@@ -393,6 +403,7 @@ static const struct tfs_backend_ops fake_backend = {
 	.event_filter = fake_event_filter,
 	.event_filter_show = fake_event_filter_show,
 	.event_filter_set_shown = fake_event_filter_set_shown,
+	.error_log = fake_error_log,
 };
 
 static __attribute__((unused)) void fake_install(void)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * core/cmdline.c - saved_cmdlines: thread id -> comm, for the trace output.
+ * events/cmdline.c - saved_cmdlines: thread id -> comm, for the trace output.
  *
  * A fixed table of slots indexed by tid (the kernel keeps 128 by default;
  * we keep 1024). A writer saves its thread's comm at its first event; a

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * core/error_log.c - an instance's error_log (see error_log.h).
+ * events/error_log.c - an instance's error_log (see error_log.h).
  *
  * After the kernel's kernel/trace/trace.c (tracing_log_err(),
  * tracing_err_log_seq_show()): a ring of ERROR_LOG_MAX entries, each shown as
@@ -16,7 +16,7 @@
 
 #include <evtrace/clock.h>
 
-#include "core/error_log.h"
+#include "events/error_log.h"
 
 #define CMD_PREFIX "  Command: "
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/error_log.h - an instance's error_log: the last errors of the commands
+ * events/error_log.h - an instance's error_log: the last errors of the commands
  * written to its files (filters now; triggers, hist, synthetic events later).
  *
  * The kernel's tracing_log_err() and its error_log file: each entry keeps the
@@ -17,8 +17,8 @@
  * Context: every function takes the log's own mutex (no other lock is taken
  * under it), so any thread may call any of them, but not a signal handler.
  */
-#ifndef EVT_CORE_ERROR_LOG_H
-#define EVT_CORE_ERROR_LOG_H
+#ifndef EVT_EVENTS_ERROR_LOG_H
+#define EVT_EVENTS_ERROR_LOG_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -58,4 +58,4 @@ unsigned int error_log_count(struct error_log *log);
  */
 size_t error_log_format(struct error_log *log, char *buf, size_t len);
 
-#endif /* EVT_CORE_ERROR_LOG_H */
+#endif /* EVT_EVENTS_ERROR_LOG_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * core/instance.c - tracing instances (evtrace/instance.h).
+ * events/instance.c - tracing instances (evtrace/instance.h).
  *
  * Instances live in a small array under event_mutex: slot 0 is the top
  * instance. Each holds one trace_event_file per event ID (zombie events
@@ -22,6 +22,7 @@
 #include "compat/atomic.h"
 #include "compat/compiler.h"
 #include "compat/urcu.h"
+#include "events/error_log.h"
 #include "events/event_internal.h"
 #include "filter/filter.h"
 #include "ringbuf/rb_internal.h"
@@ -50,9 +51,19 @@ static void file_free(struct trace_event_file *file)
 		return;
 	filter_free(file->filter);
 	free(file->filter_shown);
-	trigger_file_free(file->triggers);
+	for (unsigned int i = 0; i < EVENT_FILE_EXT_MAX; i++)
+		if (file->ext[i].ops && file->ext[i].ops->free)
+			file->ext[i].ops->free(file, file->ext[i].data);
 	free(file->self);
 	free(file);
+}
+
+void event_file_ext_set_locked(struct trace_event_file *file, enum event_file_ext_id id,
+			       const struct event_file_ext_ops *ops, void *data)
+{
+	file->ext[id].ops = ops;
+	/* Release: @data is complete before it is seen (pairs with event_file_ext_get()). */
+	st_release(&file->ext[id].data, data);
 }
 
 static struct trace_event_file *file_new(struct evt_instance *inst, struct evt_event *ev)
@@ -87,6 +98,7 @@ static void instance_free(struct evt_instance *inst)
 	} else if (inst->rb) {
 		evt_ring_buffer_free(inst->rb);
 	}
+	error_log_free(inst->elog);
 	free(inst);
 }
 
@@ -134,6 +146,10 @@ static struct evt_instance *instance_new(const char *name)
 	if (!inst)
 		return NULL;
 	snprintf(inst->name, sizeof(inst->name), "%s", name);
+	if (error_log_alloc(&inst->elog)) {
+		free(inst);
+		return NULL;
+	}
 	inst->buffer_kb = instance_default_kb();
 	ret = instance_rb_alloc(inst->buffer_kb, EVT_CLOCK_LOCAL, &inst->rb);
 	if (ret == -ENOMEM && inst->buffer_kb != INSTANCE_DEFAULT_KB) {
@@ -142,6 +158,7 @@ static struct evt_instance *instance_new(const char *name)
 		ret = instance_rb_alloc(inst->buffer_kb, EVT_CLOCK_LOCAL, &inst->rb);
 	}
 	if (ret) {
+		error_log_free(inst->elog);
 		free(inst);
 		return NULL;
 	}
@@ -240,18 +257,8 @@ struct evt_instance *evt_instance_lookup(const char *name)
 	return inst;
 }
 
-/* Set once by the tracing tree; acquire/release: the function's data is set up before. */
-static void (*destroy_hook)(struct evt_instance *inst);
-
-void instance_set_destroy_hook(void (*fn)(struct evt_instance *inst))
-{
-	/* Release: pairs with the acquire in evt_instance_destroy(). */
-	st_release(&destroy_hook, fn);
-}
-
 int evt_instance_destroy(struct evt_instance *inst)
 {
-	void (*hook)(struct evt_instance *inst);
 	int slot = -1;
 
 	if (!inst)
@@ -282,12 +289,13 @@ int evt_instance_destroy(struct evt_instance *inst)
 	/* No active set names the instance any more; wait out the writers that saw one. */
 	rcu_sync();
 	event_unlock();
-	/* Acquire: pairs with the release in instance_set_destroy_hook(). */
-	hook = ld_acquire(&destroy_hook);
-	if (hook)
-		hook(inst);
 	instance_free(inst);
 	return 0;
+}
+
+struct error_log *instance_error_log(struct evt_instance *inst)
+{
+	return inst ? inst->elog : NULL;
 }
 
 const char *evt_instance_name(const struct evt_instance *inst)
