@@ -887,8 +887,9 @@ static void finish(pthread_t pipe_th, unsigned long long *recorded, unsigned lon
 	want = acc.read - *recorded;
 	for (t0 = t_seconds_now(); atomic_load(&piped_count) < want;) {
 		if (t_seconds_now() - t0 > 60)
-			t_fail("trace_pipe gave %lu of the %llu records it read",
-			       atomic_load(&piped_count), want);
+			t_fail("trace_pipe gave %lu of the %llu records it read (%lu bad lines%s%s)",
+			       atomic_load(&piped_count), want, pipe_bad, pipe_bad ? "; the first: " : "",
+			       pipe_why);
 		usleep(10000);
 	}
 	atomic_store(&pipe_stop, 1);
