@@ -66,6 +66,7 @@
 #define HF_LOG2	      (1u << 9)
 #define HF_TIMESTAMP  (1u << 10)
 #define HF_USECS      (1u << 11)
+#define HF_VAR	      (1u << 12) /* while a variable's own field is parsed only */
 #define HF_CPU	      (1u << 15)
 #define HF_BUCKET     (1u << 17)
 #define HF_PERCENT    (1u << 19)
@@ -1009,11 +1010,11 @@ static int parse_one(struct trigger_data *td, struct hist_data *hd, struct hist_
 				goto bad_mod;
 			flags |= HF_BUCKET;
 		} else if (!strncmp(mod, "percent", 7)) {
-			if (key)
+			if (key || (flags & HF_VAR))
 				goto bad_mod;
 			flags |= HF_PERCENT;
 		} else if (!strncmp(mod, "graph", 5)) {
-			if (key)
+			if (key || (flags & HF_VAR))
 				goto bad_mod;
 			flags |= HF_GRAPH;
 		} else {
@@ -1522,16 +1523,29 @@ static int parse_expr(struct trigger_data *td, struct hist_data *hd, struct hist
 }
 
 /* A key, value or variable: an expression (with the kernel's sym-offset trick). */
+/*
+ * A key, value or variable (@extra: HF_VAR, which parse_field() of the kernel
+ * sees for a variable that is a field, not for the operands of an expression).
+ */
+static int parse_field_flags(struct trigger_data *td, struct hist_data *hd, struct hist_field *f,
+			     char *str, bool key, unsigned int extra)
+{
+	unsigned int n_sub = 0;
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	f->flags = (key ? HF_KEY : 0) | extra;
+	for (char *p = strstr(str, ".sym-offset"); p; p = strstr(p + 11, ".sym-offset"))
+		p[4] = 'X';
+	ret = parse_expr(td, hd, f, str, key, &n_sub);
+	f->flags &= ~HF_VAR;
+	return ret;
+}
+
 static int parse_field(struct trigger_data *td, struct hist_data *hd, struct hist_field *f,
 		       char *str, bool key)
 {
-	unsigned int n_sub = 0;
-
-	memset(f, 0, sizeof(*f));
-	f->flags = key ? HF_KEY : 0;
-	for (char *p = strstr(str, ".sym-offset"); p; p = strstr(p + 11, ".sym-offset"))
-		p[4] = 'X';
-	return parse_expr(td, hd, f, str, key, &n_sub);
+	return parse_field_flags(td, hd, f, str, key, 0);
 }
 
 static int create_vals(struct trigger_data *td, struct hist_data *hd, char *str)
@@ -1629,7 +1643,7 @@ static int create_vars(struct trigger_data *td, struct hist_data *hd)
 				ret = -ENOMEM;
 				break;
 			}
-			ret = parse_field(td, hd, f, one, false);
+			ret = parse_field_flags(td, hd, f, one, false, HF_VAR);
 			if (!ret && (f->flags & (HF_GRAPH | HF_PERCENT | HF_BUCKET | HF_LOG2))) {
 				trigger_err(td, "Invalid field modifier", errpos(td, expr));
 				ret = -EINVAL;
