@@ -8,12 +8,14 @@ PREFIX         ?= /usr/local
 CMAKE_ARGS     ?=
 # make check: 4 s per stress test; make check-stress: 60 s (tests/check.sh picks the default)
 STRESS_SECONDS ?=
+# make check-stress SOAK=600: stress/soak alone, that many seconds (issue 11's soak)
+SOAK           ?=
 # make check-stress: the stress trees (default asan tsan) and how many times to run each test
 STRESS_TREES   ?= default
 LOOPS          ?= 1
 FUZZ_SECONDS   ?= 10
 
-export BUILD JOBS STRESS_SECONDS STRESS_TREES LOOPS FUZZ_SECONDS
+export BUILD JOBS STRESS_SECONDS SOAK STRESS_TREES LOOPS FUZZ_SECONDS
 
 # CMake's own generated Makefiles must not see our command line (make BUILD=x ...) nor our
 # jobserver: -j $(JOBS) is passed explicitly.
@@ -43,7 +45,8 @@ deps:
 check: deps
 	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL bash tests/check.sh
 
-# the stress tests, long (STRESS_SECONDS=60), LOOPS times, in STRESS_TREES
+# the stress tests, long (STRESS_SECONDS=60), LOOPS times, in STRESS_TREES; SOAK=N: the soak
+# alone for N seconds
 check-stress: deps
 	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL bash tests/check.sh --stress
 
@@ -136,6 +139,7 @@ help:
 	@echo "                     TSan, libFuzzer"
 	@echo "                     (as root, installs missing Debian packages first: make deps)"
 	@echo "make check-stress    stress tests long: STRESS_SECONDS=60 LOOPS=1"
+	@echo "                     SOAK=600: the soak alone (writers, control, record, trace_pipe)"
 	@echo "                     STRESS_TREES='default asan tsan'"
 	@echo "make fuzz            the libFuzzer stage alone, FUZZ_SECONDS=$(FUZZ_SECONDS) per target"
 	@echo "make bench           Release build in $(BUILD)-bench/, run every benchmark"

@@ -16,7 +16,7 @@
  * no time stamp; the floor of a timestamped tracer (a read of the trace
  * clock, then the copy) is shown next to it for comparison with the
  * other benchmarks.
- * evt__relay_write() (the caller serializes writers: no locked
+ * evt_relay_write_serialized() (the caller serializes writers: no locked
  * instruction) is shown too.
  *
  * Draining: the writer fills a global no-overwrite buffer (1 MiB x 64 =
@@ -140,7 +140,7 @@ static double measure(struct evt_rchan *chan, enum what w, size_t len, int batch
 				evt_relay_write(chan, rec, len);
 				break;
 			case W_UWRITE:
-				evt__relay_write(chan, rec, len);
+				evt_relay_write_serialized(chan, rec, len);
 				break;
 			}
 		}
@@ -233,7 +233,7 @@ int main(int argc, char **argv)
 	       "clock read + memcpy", cfl16, cfl256);
 	printf("  %-28s %8.2f %8.2f   ratio %.2f / %.2f\n", "evt_relay_write", w16, w256,
 	       w16 / floor16, w256 / floor256);
-	printf("  %-28s %8.2f %8.2f   ratio %.2f / %.2f\n", "evt__relay_write", u16, u256,
+	printf("  %-28s %8.2f %8.2f   ratio %.2f / %.2f\n", "evt_relay_write_serialized", u16, u256,
 	       u16 / floor16, u256 / floor256);
 
 	/* draining: fill 64 MiB, drain it from another process; twice */

@@ -6,6 +6,7 @@
  * layer register themselves with the ones below, here, bottom first:
  *   trigger   its commands, and its runners as the writer's trigger hooks
  *   hist      hist, enable_hist and disable_hist as trigger commands
+ *   probe     p:/r: lines as a type of dynamic event (kprobe_events, dynamic_events)
  *   control   EVTRACE_CONTROL=1: the endpoint, and its start-up hold as the
  *             writer's hold hook (EVTRACE_CONTROL_HOLD)
  *
@@ -21,6 +22,7 @@
 
 #include "control/ctl_internal.h"
 #include "hist/hist.h"
+#include "probe/probe.h"
 #include "trigger/trigger.h"
 
 /* The priority on the first declaration: gcc ignores it on a later one. */
@@ -33,6 +35,7 @@ static void evtrace_init_once(void)
 	trigger_init();
 	/* -ENOMEM is all it could fail with: the hist commands are then unknown (-EINVAL) */
 	(void)hist_init();
+	probe_register();
 	/* last: a client may connect as soon as the socket listens */
 	ctl_start_from_env();
 }

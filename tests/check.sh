@@ -24,8 +24,11 @@
 #   tests/check.sh --stress         the stress tests alone, long: STRESS_SECONDS (default 60) each,
 #                                   LOOPS times, in the trees of $STRESS_TREES (default "default";
 #                                   "default asan tsan" for all three), through tests/runtests.sh
+#   SOAK=600 tests/check.sh --stress   stress/soak alone for SOAK seconds (issue 11: writers, the
+#                                   control socket, evtrace record and trace_pipe at once), LOOPS
+#                                   times, in the trees of $STRESS_TREES
 #
-# Environment: BUILD (build), JOBS (nproc), STRESS_SECONDS, FUZZ_SECONDS (10), LOOPS (1).
+# Environment: BUILD (build), JOBS (nproc), STRESS_SECONDS, SOAK, FUZZ_SECONDS (10), LOOPS (1).
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 1
@@ -46,6 +49,10 @@ case "${1:-}" in
 	exit 2
 	;;
 esac
+if [ -n "${SOAK:-}" ] && ! [[ $SOAK =~ ^[0-9]+$ ]]; then
+	echo "SOAK=$SOAK: give the soak's seconds (make check-stress SOAK=600)"
+	exit 2
+fi
 if [ $mode = stress ]; then
 	STRESS_SECONDS=${STRESS_SECONDS:-60}
 else
@@ -381,10 +388,15 @@ stress_long()
 			;;
 		*) echo "unknown tree $tree (default, asan, tsan)"; exit 2 ;;
 		esac
-		stage_begin "stress ($dir): ${STRESS_SECONDS} s each, $LOOPS time(s)"
+		# SOAK=N: the soak alone, N seconds; else every stress test, STRESS_SECONDS each
+		local what=$dir/tests/stress secs=$STRESS_SECONDS
+		if [ -n "${SOAK:-}" ]; then
+			what=$dir/tests/stress/soak secs=$SOAK
+		fi
+		stage_begin "stress ($what): ${secs} s each, $LOOPS time(s)"
 		if build "$dir" "${args[@]}"; then
-			${RUNWRAP:-} bash "$TOP/tests/runtests.sh" -t $((STRESS_SECONDS * 3 + 60)) \
-				-l "$LOOPS" "$dir/tests/stress" -- -d "$STRESS_SECONDS" |
+			${RUNWRAP:-} bash "$TOP/tests/runtests.sh" -v -t $((secs * 3 + 60)) \
+				-l "$LOOPS" "$what" -- -d "$secs" |
 				tee "$dir/stress-long.log"
 			out=$(tail -1 "$dir/stress-long.log")
 			# "N passed, N failed, N skipped"

@@ -41,6 +41,7 @@ extern "C" {
 enum evt_dynevent_type {
 	EVT_DYNEVENT_TYPE_SYNTH = 1, /* synthetic event (evtrace/synth.h) */
 	EVT_DYNEVENT_TYPE_RAW,	     /* a `dynamic_events` line, any kind */
+	EVT_DYNEVENT_TYPE_KPROBE,    /* probe event (evtrace/kprobe.h) */
 };
 
 struct evt_dynevent_cmd;
@@ -61,7 +62,7 @@ struct evt_dynevent_cmd {
 	bool overflow;	     /* an add did not fit: evt_dynevent_create() refuses */
 	enum evt_dynevent_type type;
 	const char *event_name; /* set by the type's start call */
-	unsigned int n_fields;	/* fields added (synthetic events) */
+	unsigned int n_fields;	/* fields added (synthetic and probe events) */
 	void *private_data;
 	evt_dynevent_create_fn_t run_command;
 };

@@ -17,6 +17,7 @@
 #include <evtrace/instance.h>
 #include <evtrace/dynevent.h>
 #include <evtrace/synth.h>
+#include <evtrace/kprobe.h>
 #include <evtrace/tracefs.h>
 #include <evtrace/tracedat.h>
 #include <evtrace/control.h>

@@ -43,7 +43,10 @@ struct evt_instance *evt_instance_top(void);
  */
 int evt_instance_create(const char *name, struct evt_instance **instp);
 
-/* The instance called @name (NULL or "" = the top one), or NULL. */
+/*
+ * The instance called @name (NULL or "" = the top one), or NULL. Borrowed, not a
+ * reference: valid until evt_instance_destroy() of it returns (never, for the top one).
+ */
 struct evt_instance *evt_instance_lookup(const char *name);
 
 /**

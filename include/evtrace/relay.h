@@ -29,7 +29,7 @@
  *   ------------------------------+------------+------------+-------------
  *   evt_relay_write, _reserve     | any        | any        | any thread,
  *                                 |            |            | signal-safe
- *   evt__relay_write              | caller serializes every writer of the
+ *   evt_relay_write_serialized    | caller serializes every writer of the
  *                                 | buffer (no locked instruction used)
  *   evt_relay_flush,              | any        | any        | any
  *   evt_relay_subbufs_consumed    |            |            |
@@ -143,7 +143,7 @@ int evt_relay_subbufs_consumed(struct evt_rchan *chan, unsigned int cpu, size_t 
 /* --- writing ---------------------------------------------------------------------------- */
 
 int evt_relay_write(struct evt_rchan *chan, const void *data, size_t length);
-int evt__relay_write(struct evt_rchan *chan, const void *data, size_t length);
+int evt_relay_write_serialized(struct evt_rchan *chan, const void *data, size_t length);
 void *evt_relay_reserve(struct evt_rchan *chan, size_t length);
 
 /* --- helpers for subbuf_start() ----------------------------------------------------------- */

@@ -176,6 +176,7 @@ unsigned long evt_ring_buffer_overrun_cpu(const struct evt_ring_buffer *rb, int 
 unsigned long evt_ring_buffer_dropped_events(const struct evt_ring_buffer *rb);
 unsigned long evt_ring_buffer_dropped_events_cpu(const struct evt_ring_buffer *rb, int cpu);
 unsigned long evt_ring_buffer_read_events_cpu(const struct evt_ring_buffer *rb, int cpu);
+unsigned long evt_ring_buffer_corrupt_cpu(const struct evt_ring_buffer *rb, int cpu);
 
 /* --- time --------------------------------------------------------------- */
 

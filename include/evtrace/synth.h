@@ -104,15 +104,15 @@ int evt_synth_event_delete(const char *name);
 void evt_synth_event_cmd_init(struct evt_dynevent_cmd *cmd, char *buf, int maxlen);
 
 /*
- * evt__synth_event_gen_cmd_start() - start the command for event @name, with
+ * evt_synth_event_gen_cmd_start_args() - start the command for event @name, with
  * (type, name) pairs of const char * ending at a NULL. Use the macro
  * evt_synth_event_gen_cmd_start(cmd, name, "u64", "lat", ...), which adds
  * the NULL. Return: 0, -EINVAL (wrong cmd type, bad type, too many
  * fields), -E2BIG.
  */
-int evt__synth_event_gen_cmd_start(struct evt_dynevent_cmd *cmd, const char *name, ...);
+int evt_synth_event_gen_cmd_start_args(struct evt_dynevent_cmd *cmd, const char *name, ...);
 #define evt_synth_event_gen_cmd_start(...) \
-	evt__synth_event_gen_cmd_start(__VA_ARGS__, (const char *)0)
+	evt_synth_event_gen_cmd_start_args(__VA_ARGS__, (const char *)0)
 
 /* The same with the fields from an array. Errors as above. */
 int evt_synth_event_gen_cmd_array_start(struct evt_dynevent_cmd *cmd, const char *name,

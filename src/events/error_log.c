@@ -89,8 +89,13 @@ int error_log_add(struct error_log *log, const char *loc, const char *msg, const
 		entry_free(&e);
 		return -ENOMEM;
 	}
-	/* the kernel puts the caret one past the end for "expected more" errors */
-	e.pos = pos > cmd_len + 1 ? (unsigned int)cmd_len + 1 : pos;
+	/*
+	 * The kernel stores the position as given: an event filter's parse_pred()
+	 * error past the end of the text is two past it ("CPU == CPUS": the '{'
+	 * looked for after the NUL), while the filter file clamps its own caret
+	 * (append_filter_err()). Bounded here only against nonsense.
+	 */
+	e.pos = pos > cmd_len + 2 ? (unsigned int)cmd_len + 2 : pos;
 	e.ts = evt_clock_to_ns(EVT_CLOCK_LOCAL, evt_clock_read(EVT_CLOCK_LOCAL));
 
 	pthread_mutex_lock(&log->lock);

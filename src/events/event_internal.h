@@ -182,6 +182,20 @@ void event_file_ext_set_locked(struct trace_event_file *file, enum event_file_ex
 void event_lock(void);
 void event_unlock(void);
 
+/*
+ * event_assert_locked - the kernel's lockdep_assert_held(&event_mutex): a function
+ * named *_locked starts with it. In builds without NDEBUG (debug, the default
+ * RelWithDebInfo, the sanitizer trees) a call without event_mutex held by this
+ * thread prints the function and aborts; with NDEBUG (Release, make bench) it is
+ * nothing.
+ */
+#ifndef NDEBUG
+void event_assert_locked_fn(const char *func);
+#define event_assert_locked() event_assert_locked_fn(__func__)
+#else
+#define event_assert_locked() do { } while (0)
+#endif
+
 /* --- registry ------------------------------------------------------------------------- */
 
 /*

@@ -61,6 +61,7 @@ static void file_free(struct trace_event_file *file)
 void event_file_ext_set_locked(struct trace_event_file *file, enum event_file_ext_id id,
 			       const struct event_file_ext_ops *ops, void *data)
 {
+	event_assert_locked();
 	file->ext[id].ops = ops;
 	/* Release: @data is complete before it is seen (pairs with event_file_ext_get()). */
 	st_release(&file->ext[id].data, data);
@@ -172,6 +173,7 @@ static struct evt_instance *instance_new(const char *name)
 
 struct evt_instance *instance_top_locked(void)
 {
+	event_assert_locked();
 	if (!instances[0])
 		instances[0] = instance_new("");
 	return instances[0];
@@ -203,6 +205,7 @@ static bool instance_name_ok(const char *name)
 
 struct evt_instance *instance_lookup_locked(const char *name)
 {
+	event_assert_locked();
 	if (!name || !*name)
 		return instance_top_locked();
 	for (int i = 1; i < INSTANCE_MAX; i++)
@@ -308,6 +311,7 @@ int instance_foreach_locked(int (*fn)(struct evt_instance *inst, void *arg), voi
 	struct evt_instance *list[INSTANCE_MAX];
 	int n = 0;
 
+	event_assert_locked();
 	for (int i = 1; i < INSTANCE_MAX; i++)
 		if (instances[i])
 			list[n++] = instances[i];
@@ -348,6 +352,7 @@ unsigned int instance_active_files_locked(struct evt_event *ev,
 {
 	unsigned int n = 0;
 
+	event_assert_locked();
 	for (int i = 0; i < INSTANCE_MAX && n < max; i++) {
 		struct evt_instance *inst = instances[i];
 		struct trace_event_file *file;
@@ -363,6 +368,7 @@ unsigned int instance_active_files_locked(struct evt_event *ev,
 
 int instance_grow_files_locked(unsigned int nr_ids)
 {
+	event_assert_locked();
 	for (int i = 0; i < INSTANCE_MAX; i++)
 		if (instances[i]) {
 			int ret = instance_fill_files_locked(instances[i], nr_ids);
@@ -375,6 +381,7 @@ int instance_grow_files_locked(unsigned int nr_ids)
 
 int instance_add_event_locked(struct evt_event *ev)
 {
+	event_assert_locked();
 	for (int i = 0; i < INSTANCE_MAX; i++) {
 		struct evt_instance *inst = instances[i];
 
@@ -397,6 +404,7 @@ int instance_add_event_locked(struct evt_event *ev)
 
 void instance_remove_event_locked(struct evt_event *ev)
 {
+	event_assert_locked();
 	for (int i = 0; i < INSTANCE_MAX; i++) {
 		struct evt_instance *inst = instances[i];
 		struct trace_event_file *file;
@@ -411,6 +419,7 @@ void instance_remove_event_locked(struct evt_event *ev)
 
 struct trace_event_file *event_file_locked(struct evt_instance *inst, struct evt_event *ev)
 {
+	event_assert_locked();
 	if (!inst || !ev || ev->id >= inst->nr_files)
 		return NULL;
 	return inst->files[ev->id];
@@ -669,6 +678,7 @@ struct evt_ring_buffer *instance_snapshot_buffer_locked(struct evt_instance *ins
 {
 	struct evt_ring_buffer *live = ld_relaxed(&inst->rb);
 
+	event_assert_locked();
 	if (!inst->snap_bufs[0])
 		return NULL;
 	return live == inst->snap_bufs[0] ? inst->snap_bufs[1] : inst->snap_bufs[0];
@@ -679,6 +689,7 @@ int instance_snapshot_alloc_locked(struct evt_instance *inst)
 	struct evt_ring_buffer *live = inst->rb, *spare;
 	int nr = evt_ring_buffer_nr_cpus(live), ret;
 
+	event_assert_locked();
 	if (inst->snap_bufs[0])
 		return 0;
 	ret = instance_rb_alloc(inst->buffer_kb, evt_ring_buffer_clock(live), &spare);
@@ -726,6 +737,7 @@ int instance_snapshot_get_locked(struct evt_instance *inst)
 {
 	int ret = instance_snapshot_alloc_locked(inst);
 
+	event_assert_locked();
 	if (!ret)
 		inst->snap_ref++;
 	return ret;
@@ -733,6 +745,7 @@ int instance_snapshot_get_locked(struct evt_instance *inst)
 
 void instance_snapshot_put_locked(struct evt_instance *inst)
 {
+	event_assert_locked();
 	if (inst->snap_ref)
 		inst->snap_ref--;
 }

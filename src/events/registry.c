@@ -100,18 +100,35 @@ static void event_gc_flush(void)
 
 __thread unsigned int event_locks_held; /* see event_internal.h */
 
+/* The holder of event_mutex (pthread_self()), 0 if none: for event_assert_locked(). */
+static unsigned long event_mutex_owner;
+
 void event_lock(void)
 {
 	pthread_mutex_lock(&event_mutex);
 	event_locks_held++; /* no start-up hold under it (event_internal.h) */
+	/* Relaxed: only the holder compares it with itself; others see "not mine". */
+	st_relaxed(&event_mutex_owner, (unsigned long)pthread_self());
 }
 
 void event_unlock(void)
 {
 	event_gc_flush();
 	event_locks_held--;
+	st_relaxed(&event_mutex_owner, 0ul); /* as in event_lock() */
 	pthread_mutex_unlock(&event_mutex);
 }
+
+#ifndef NDEBUG
+void event_assert_locked_fn(const char *func)
+{
+	/* Relaxed: written by this thread under the mutex if it holds it (event_lock()). */
+	if (ld_relaxed(&event_mutex_owner) == (unsigned long)pthread_self())
+		return;
+	fprintf(stderr, "evtrace: %s() called without event_mutex\n", func);
+	abort();
+}
+#endif
 
 /* --- lookup --------------------------------------------------------------------------- */
 
@@ -150,6 +167,7 @@ struct evt_event *event_find_locked(const char *system, const char *name)
 {
 	size_t i;
 
+	event_assert_locked();
 	if (!system || !name)
 		return NULL;
 	i = sorted_lower_bound(system, name);
@@ -162,6 +180,7 @@ struct evt_event *event_find_id_locked(unsigned int id)
 {
 	struct event_table *t = event_table;
 
+	event_assert_locked();
 	return t && id < t->cap ? t->ev[id] : NULL;
 }
 
@@ -175,12 +194,14 @@ struct evt_event *event_find_id_rcu(unsigned int id)
 
 unsigned int event_id_limit_locked(void)
 {
+	event_assert_locked();
 	return event_table ? event_table->cap : 0;
 }
 
 int event_foreach_locked(const char *system, const char *name,
 			 int (*fn)(struct evt_event *ev, void *arg), void *arg)
 {
+	event_assert_locked();
 	for (size_t i = 0; i < nr_sorted; i++) {
 		struct evt_event *ev = sorted[i];
 		int ret;
@@ -198,6 +219,7 @@ int event_foreach_system_locked(int (*fn)(const char *system, void *arg), void *
 {
 	const char *last = NULL;
 
+	event_assert_locked();
 	for (size_t i = 0; i < nr_sorted; i++) {
 		int ret;
 
@@ -280,6 +302,7 @@ int event_reg_locked(struct evt_event *ev)
 	int (*reg)(void) = def_reg(ev->def);
 	int ret;
 
+	event_assert_locked();
 	if (ev->reg_on || !ev->live)
 		return 0;
 	if (reg) {
@@ -301,6 +324,7 @@ void event_update_active_locked(struct evt_event *ev)
 	struct trace_event_file *files[INSTANCE_MAX];
 	unsigned int n = 0;
 
+	event_assert_locked();
 	if (ev->live)
 		n = instance_active_files_locked(ev, files, INSTANCE_MAX);
 	/* reg before the first instance records (the paths that enable called it and
@@ -356,6 +380,7 @@ static unsigned int file_flags_update(struct trace_event_file *file, unsigned in
 
 int event_file_enable_locked(struct trace_event_file *file, bool enable)
 {
+	event_assert_locked();
 	/* SOFT_MODE only changes under event_mutex: stable here */
 	unsigned int flags = ld_relaxed(&file->flags), clr, set, old;
 
@@ -388,9 +413,20 @@ int event_file_soft_locked(struct trace_event_file *file, bool soft_mode, bool s
 {
 	unsigned int set = 0;
 
+	event_assert_locked();
 	if (soft_mode)
 		set |= EVT_FILE_SOFT_MODE;
 	if (soft_mode && soft_disabled)
+		set |= EVT_FILE_SOFT_DISABLED;
+	/*
+	 * Out of soft mode, an event that is not enabled leaves the writers'
+	 * active set (event_update_active_locked() below). A writer may still
+	 * hold the old set, so the event must stay soft-disabled for it: had the
+	 * bit been cleared first, such a writer recorded a disabled event. The
+	 * bit means nothing outside the set; enabling the event clears it
+	 * before the event comes back (event_file_enable_locked()).
+	 */
+	if (!soft_mode && !(ld_relaxed(&file->flags) & EVT_FILE_ENABLED))
 		set |= EVT_FILE_SOFT_DISABLED;
 	if (soft_mode) {
 		int ret = event_reg_locked(file->event);
@@ -409,6 +445,7 @@ void event_file_set_filter_locked(struct trace_event_file *file, struct filter_p
 {
 	struct filter_prog *old = file->filter;
 
+	event_assert_locked();
 	/* Release: the compiled program before the pointer (pairs with the writer's acquire). */
 	rcu_publish(file->filter, prog);
 	if (prog)
@@ -423,6 +460,7 @@ void event_file_set_filter_locked(struct trace_event_file *file, struct filter_p
 void event_files_set_filters_locked(struct trace_event_file **files,
 				    struct filter_prog **progs, size_t n)
 {
+	event_assert_locked();
 	for (size_t i = 0; i < n; i++)
 		event_file_set_filter_locked(files[i], progs[i]);
 }
@@ -633,6 +671,7 @@ int event_register_builtin_locked(struct evt_event *ev, unsigned int id)
 {
 	int ret;
 
+	event_assert_locked();
 	ev->id = id;
 	ev->key = &ev->key_local;
 	ret = table_insert_locked(ev);
@@ -668,6 +707,7 @@ int event_register_locked(struct evt_event_def *def)
 	size_t zi = 0;
 	int ret;
 
+	event_assert_locked();
 	if (!def || def->abi < 1 || def->abi > EVT_EVENT_DEF_ABI || !name_ok(def->system) ||
 	    !name_ok(def->name) || !def->key)
 		return -EINVAL;
@@ -745,6 +785,7 @@ void event_unregister_locked(struct evt_event_def *def)
 {
 	struct evt_event *ev;
 
+	event_assert_locked();
 	if (!def)
 		return;
 	ev = def->event;

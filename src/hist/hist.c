@@ -66,6 +66,7 @@
 #define HF_LOG2	      (1u << 9)
 #define HF_TIMESTAMP  (1u << 10)
 #define HF_USECS      (1u << 11)
+#define HF_VAR	      (1u << 12) /* while a variable's own field is parsed only */
 #define HF_CPU	      (1u << 15)
 #define HF_BUCKET     (1u << 17)
 #define HF_PERCENT    (1u << 19)
@@ -1009,11 +1010,11 @@ static int parse_one(struct trigger_data *td, struct hist_data *hd, struct hist_
 				goto bad_mod;
 			flags |= HF_BUCKET;
 		} else if (!strncmp(mod, "percent", 7)) {
-			if (key)
+			if (key || (flags & HF_VAR))
 				goto bad_mod;
 			flags |= HF_PERCENT;
 		} else if (!strncmp(mod, "graph", 5)) {
-			if (key)
+			if (key || (flags & HF_VAR))
 				goto bad_mod;
 			flags |= HF_GRAPH;
 		} else {
@@ -1522,16 +1523,29 @@ static int parse_expr(struct trigger_data *td, struct hist_data *hd, struct hist
 }
 
 /* A key, value or variable: an expression (with the kernel's sym-offset trick). */
+/*
+ * A key, value or variable (@extra: HF_VAR, which parse_field() of the kernel
+ * sees for a variable that is a field, not for the operands of an expression).
+ */
+static int parse_field_flags(struct trigger_data *td, struct hist_data *hd, struct hist_field *f,
+			     char *str, bool key, unsigned int extra)
+{
+	unsigned int n_sub = 0;
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	f->flags = (key ? HF_KEY : 0) | extra;
+	for (char *p = strstr(str, ".sym-offset"); p; p = strstr(p + 11, ".sym-offset"))
+		p[4] = 'X';
+	ret = parse_expr(td, hd, f, str, key, &n_sub);
+	f->flags &= ~HF_VAR;
+	return ret;
+}
+
 static int parse_field(struct trigger_data *td, struct hist_data *hd, struct hist_field *f,
 		       char *str, bool key)
 {
-	unsigned int n_sub = 0;
-
-	memset(f, 0, sizeof(*f));
-	f->flags = key ? HF_KEY : 0;
-	for (char *p = strstr(str, ".sym-offset"); p; p = strstr(p + 11, ".sym-offset"))
-		p[4] = 'X';
-	return parse_expr(td, hd, f, str, key, &n_sub);
+	return parse_field_flags(td, hd, f, str, key, 0);
 }
 
 static int create_vals(struct trigger_data *td, struct hist_data *hd, char *str)
@@ -1629,7 +1643,7 @@ static int create_vars(struct trigger_data *td, struct hist_data *hd)
 				ret = -ENOMEM;
 				break;
 			}
-			ret = parse_field(td, hd, f, one, false);
+			ret = parse_field_flags(td, hd, f, one, false, HF_VAR);
 			if (!ret && (f->flags & (HF_GRAPH | HF_PERCENT | HF_BUCKET | HF_LOG2))) {
 				trigger_err(td, "Invalid field modifier", errpos(td, expr));
 				ret = -EINVAL;
@@ -2914,156 +2928,154 @@ static int cmp_entries(const void *pa, const void *pb, void *arg)
 	return memcmp(a->elt->key, b->elt->key, c->key_size);
 }
 
-/* the syscall names .syscall shows (those of <sys/syscall.h> we know) */
-static const char *syscall_name(uint64_t nr)
-{
-#define S(n)                       \
-	{                          \
-		SYS_##n, "sys_" #n \
-	}
-	static const struct {
-		long nr;
-		const char *name;
-	} tab[] = {
-		S(read),
-		S(write),
-		S(close),
-		S(fstat),
-		S(lseek),
-		S(mmap),
-		S(mprotect),
-		S(munmap),
-		S(brk),
-		S(rt_sigaction),
-		S(rt_sigprocmask),
-		S(ioctl),
-		S(pread64),
-		S(pwrite64),
-		S(readv),
-		S(writev),
-		S(sched_yield),
-		S(mremap),
-		S(msync),
-		S(madvise),
-		S(dup),
-		S(dup3),
-		S(nanosleep),
-		S(getpid),
-		S(socket),
-		S(connect),
-		S(accept),
-		S(sendto),
-		S(recvfrom),
-		S(sendmsg),
-		S(recvmsg),
-		S(shutdown),
-		S(bind),
-		S(listen),
-		S(clone),
-		S(execve),
-		S(exit),
-		S(wait4),
-		S(kill),
-		S(uname),
-		S(fcntl),
-		S(flock),
-		S(fsync),
-		S(fdatasync),
-		S(ftruncate),
-		S(getcwd),
-		S(chdir),
-		S(gettimeofday),
-		S(getrusage),
-		S(getuid),
-		S(getppid),
-		S(setsid),
-		S(futex),
-		S(epoll_ctl),
-		S(epoll_pwait),
-		S(openat),
-		S(mkdirat),
-		S(unlinkat),
-		S(renameat),
-		S(faccessat),
-		S(pselect6),
-		S(ppoll),
-		S(exit_group),
-		S(gettid),
-		S(tgkill),
-		S(clock_gettime),
-		S(clock_nanosleep),
-		S(prctl),
-		S(statfs),
-		S(fstatfs),
-		S(getdents64),
-		S(pipe2),
-		S(eventfd2),
-		S(epoll_create1),
-		S(getrandom),
-		S(memfd_create),
-		S(sched_getaffinity),
-		S(set_robust_list),
-		S(rseq),
-	};
-	/* the older calls some architectures have */
-	static const struct {
-		long nr;
-		const char *name;
-	} old[] = {
+/* The syscall names .syscall shows (those of <sys/syscall.h> we know): data, not code. */
+struct syscall_entry {
+	long nr;
+	const char *name;
+};
+
+#define S(n) { SYS_##n, "sys_" #n }
+static const struct syscall_entry syscall_tab[] = {
+	S(read),
+	S(write),
+	S(close),
+	S(fstat),
+	S(lseek),
+	S(mmap),
+	S(mprotect),
+	S(munmap),
+	S(brk),
+	S(rt_sigaction),
+	S(rt_sigprocmask),
+	S(ioctl),
+	S(pread64),
+	S(pwrite64),
+	S(readv),
+	S(writev),
+	S(sched_yield),
+	S(mremap),
+	S(msync),
+	S(madvise),
+	S(dup),
+	S(dup3),
+	S(nanosleep),
+	S(getpid),
+	S(socket),
+	S(connect),
+	S(accept),
+	S(sendto),
+	S(recvfrom),
+	S(sendmsg),
+	S(recvmsg),
+	S(shutdown),
+	S(bind),
+	S(listen),
+	S(clone),
+	S(execve),
+	S(exit),
+	S(wait4),
+	S(kill),
+	S(uname),
+	S(fcntl),
+	S(flock),
+	S(fsync),
+	S(fdatasync),
+	S(ftruncate),
+	S(getcwd),
+	S(chdir),
+	S(gettimeofday),
+	S(getrusage),
+	S(getuid),
+	S(getppid),
+	S(setsid),
+	S(futex),
+	S(epoll_ctl),
+	S(epoll_pwait),
+	S(openat),
+	S(mkdirat),
+	S(unlinkat),
+	S(renameat),
+	S(faccessat),
+	S(pselect6),
+	S(ppoll),
+	S(exit_group),
+	S(gettid),
+	S(tgkill),
+	S(clock_gettime),
+	S(clock_nanosleep),
+	S(prctl),
+	S(statfs),
+	S(fstatfs),
+	S(getdents64),
+	S(pipe2),
+	S(eventfd2),
+	S(epoll_create1),
+	S(getrandom),
+	S(memfd_create),
+	S(sched_getaffinity),
+	S(set_robust_list),
+	S(rseq),
+};
+/* the older calls some architectures have */
+static const struct syscall_entry syscall_old[] = {
 #ifdef SYS_open
-		S(open),
+	S(open),
 #endif
 #ifdef SYS_stat
-		S(stat),
+	S(stat),
 #endif
 #ifdef SYS_lstat
-		S(lstat),
+	S(lstat),
 #endif
 #ifdef SYS_poll
-		S(poll),
+	S(poll),
 #endif
 #ifdef SYS_access
-		S(access),
+	S(access),
 #endif
 #ifdef SYS_pipe
-		S(pipe),
+	S(pipe),
 #endif
 #ifdef SYS_select
-		S(select),
+	S(select),
 #endif
 #ifdef SYS_dup2
-		S(dup2),
+	S(dup2),
 #endif
 #ifdef SYS_fork
-		S(fork),
+	S(fork),
 #endif
 #ifdef SYS_vfork
-		S(vfork),
+	S(vfork),
 #endif
 #ifdef SYS_rename
-		S(rename),
+	S(rename),
 #endif
 #ifdef SYS_mkdir
-		S(mkdir),
+	S(mkdir),
 #endif
 #ifdef SYS_unlink
-		S(unlink),
+	S(unlink),
 #endif
 #ifdef SYS_readlink
-		S(readlink),
+	S(readlink),
 #endif
 #ifdef SYS_epoll_wait
-		S(epoll_wait),
+	S(epoll_wait),
 #endif
-		{ -1, NULL },
-	};
+	{ -1, NULL },
+};
 #undef S
-	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
-		if ((uint64_t)tab[i].nr == nr)
-			return tab[i].name;
-	for (size_t i = 0; old[i].name; i++)
-		if ((uint64_t)old[i].nr == nr)
-			return old[i].name;
+
+/* the name of system call @nr, or NULL */
+static const char *syscall_name(uint64_t nr)
+{
+	for (size_t i = 0; i < sizeof(syscall_tab) / sizeof(syscall_tab[0]); i++)
+		if ((uint64_t)syscall_tab[i].nr == nr)
+			return syscall_tab[i].name;
+	for (size_t i = 0; syscall_old[i].name; i++)
+		if ((uint64_t)syscall_old[i].nr == nr)
+			return syscall_old[i].name;
 	return NULL;
 }
 

@@ -35,6 +35,7 @@
 #include <evtrace/tracedat.h>
 
 #include "output/ctf_internal.h"
+#include "output/out_field.h"
 
 #define CTF_PACKET_DEFAULT (64u << 10)
 #define CTF_MAX_CPUS	   4096 /* streams one trace may have */
@@ -161,29 +162,6 @@ static struct ctf_stream *cw_stream(struct ctf_writer *w, int cpu)
 	return &w->streams[cpu];
 }
 
-static uint64_t rd_uint(const unsigned char *p, unsigned int size)
-{
-	uint8_t u8;
-	uint16_t u16;
-	uint32_t u32;
-	uint64_t u64;
-
-	switch (size) {
-	case 1:
-		memcpy(&u8, p, 1);
-		return u8;
-	case 2:
-		memcpy(&u16, p, 2);
-		return u16;
-	case 4:
-		memcpy(&u32, p, 4);
-		return u32;
-	default:
-		memcpy(&u64, p, 8);
-		return u64;
-	}
-}
-
 /* The integer field named @name of @rec's event, or @dflt when it has none in the record. */
 static long long cw_common(const struct evt_tracedat_record *rec, const char *name, long long dflt)
 {
@@ -197,7 +175,7 @@ static long long cw_common(const struct evt_tracedat_record *rec, const char *na
 		if ((f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) ||
 		    (size_t)f->offset + f->size > rec->size)
 			return dflt;
-		uint64_t v = rd_uint((const unsigned char *)rec->data + f->offset, f->size);
+		uint64_t v = out_rd_uint((const unsigned char *)rec->data + f->offset, f->size);
 
 		if (f->is_signed && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
 			v |= ~0ULL << (f->size * 8);

@@ -34,6 +34,7 @@
 #include <evtrace/tracedat.h>
 #include <evtrace/version.h>
 
+#include "output/out_field.h"
 #include "output/trace_json.h"
 
 /* --- the buffered writer ------------------------------------------------------------ */
@@ -250,32 +251,9 @@ static void tjw_cstr(struct tjw *w, const char *s)
 
 /* --- field values ------------------------------------------------------------------- */
 
-static unsigned long long rd_uint(const unsigned char *p, unsigned int size)
-{
-	uint8_t u8;
-	uint16_t u16;
-	uint32_t u32;
-	uint64_t u64;
-
-	switch (size) {
-	case 1:
-		memcpy(&u8, p, 1);
-		return u8;
-	case 2:
-		memcpy(&u16, p, 2);
-		return u16;
-	case 4:
-		memcpy(&u32, p, 4);
-		return u32;
-	default:
-		memcpy(&u64, p, 8);
-		return u64;
-	}
-}
-
 static void tjw_int(struct tjw *w, const unsigned char *p, unsigned int size, bool sgn)
 {
-	unsigned long long v = rd_uint(p, size);
+	unsigned long long v = out_rd_uint(p, size);
 
 	if (sgn && size < 8 && (v >> (size * 8 - 1)) & 1)
 		v |= ~0ULL << (size * 8); /* sign-extend */
@@ -330,7 +308,7 @@ static void tjw_field(struct tjw *w, const struct evt_tracedat_record *rec,
 	case EVT_FIELD_PTR:
 	case EVT_FIELD_USTRING:
 		if (size == 4 || size == 8)
-			tjw_printf(w, "\"0x%llx\"", rd_uint(d + off, (unsigned int)size));
+			tjw_printf(w, "\"0x%llx\"", out_rd_uint(d + off, (unsigned int)size));
 		else
 			tjw_array(w, d + off, size, 1, false);
 		break;
@@ -542,7 +520,7 @@ static int tj_learn_comms(struct tj_state *s, const struct evt_tracedat_record *
 		    fp->size != 4 || !fc->size || (size_t)fc->offset + fc->size > rec->size ||
 		    (size_t)fp->offset + 4 > rec->size)
 			continue;
-		pid = (int)rd_uint(d + fp->offset, 4);
+		pid = (int)out_rd_uint(d + fp->offset, 4);
 		memset(comm, 0, sizeof(comm));
 		memcpy(comm, d + fc->offset, fc->size < sizeof(comm) ? fc->size : sizeof(comm) - 1);
 		if (!comm[0] || tj_known_comm(evt_tracedat_comm(s->td, pid)))
@@ -572,7 +550,7 @@ static int tj_common_int(const struct evt_tracedat_record *rec, const char *name
 			continue;
 		if (f->size != 4 || (size_t)f->offset + 4 > rec->size)
 			return -1;
-		*v = (int)rd_uint((const unsigned char *)rec->data + f->offset, 4);
+		*v = (int)out_rd_uint((const unsigned char *)rec->data + f->offset, 4);
 		return 0;
 	}
 	return -1;
@@ -688,7 +666,7 @@ static int tj_record(struct tj_state *s, const struct evt_tracedat_record *rec)
 			pid = tid;
 	} else if (rec->size >= 8) {
 		/* no format: the kernel's common header (type, flags, preempt count, pid) */
-		tid = (int)rd_uint((const unsigned char *)rec->data + 4, 4);
+		tid = (int)out_rd_uint((const unsigned char *)rec->data + 4, 4);
 		pid = tid;
 	}
 	if (tid != -1) {
@@ -723,7 +701,7 @@ static int tj_record(struct tj_state *s, const struct evt_tracedat_record *rec)
 		tjw_printf(w, ",\"pid\":%d,\"tid\":%d", pid, tid);
 	tjw_str(w, ",\"args\":{");
 	if (!e) {
-		unsigned int type = rec->size >= 2 ? (unsigned int)rd_uint(rec->data, 2) : 0;
+		unsigned int type = rec->size >= 2 ? (unsigned int)out_rd_uint(rec->data, 2) : 0;
 
 		tjw_printf(w, "\"common_type\":%u,\"size\":%u", type, rec->size);
 		any = true;

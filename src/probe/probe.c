@@ -387,8 +387,8 @@ static int parse_head(struct pcmd *c, struct probe *p)
 	return 0;
 }
 
-/* "[LIB:]SYM[+OFFS]" or "SYM%return": resolve into @p. */
-static int parse_target(struct pcmd *c, struct probe *p)
+/* "[LIB:]SYM[+OFFS]" or "SYM%return" into @p; the symbol looked up when @resolve. */
+static int parse_target(struct pcmd *c, struct probe *p, bool resolve)
 {
 	char *sym = strdup(c->argv[1]), *plus, *pct, *colon, *lib = NULL, *name;
 	int ret = -EINVAL;
@@ -431,7 +431,7 @@ static int parse_target(struct pcmd *c, struct probe *p)
 		lib = sym;
 		name = colon + 1;
 	}
-	ret = probe_sym_lookup(lib, name, &p->sym);
+	ret = resolve ? probe_sym_lookup(lib, name, &p->sym) : *name ? 0 : -ENOENT;
 	if (ret == -EADDRNOTAVAIL) {
 		perr(c, 1, 0, "The symbol is not unique");
 		goto out;
@@ -517,14 +517,17 @@ static int probe_setup_event(struct probe *p)
 	return 0;
 }
 
-static int parse_args(struct pcmd *c, struct probe *p)
+static int parse_args(struct pcmd *c, struct probe *p, bool resolve)
 {
+	unsigned int flags = (p->is_return ? PROBE_ARG_RETURN : 0) |
+			     (p->offset == 0 ? PROBE_ARG_ENTRY : 0) | (resolve ? 0 : PROBE_ARG_NOSYMS);
+
 	for (int i = 2; i < c->argc; i++) {
 		struct probe_err err;
 		int ret;
 
-		ret = probe_arg_parse(c->argv[i], (unsigned int)(i - 2), p->is_return,
-				      p->offset == 0, &p->args[p->nargs], &err);
+		ret = probe_arg_parse(c->argv[i], (unsigned int)(i - 2), flags, &p->args[p->nargs],
+				      &err);
 		if (ret) {
 			if (err.msg)
 				perr(c, i, err.pos, err.msg);
@@ -548,6 +551,41 @@ static int free_slot_locked(void)
 	return -ENOSPC;
 }
 
+/*
+ * Split @line into @c and parse it into a new *@pp: the head, the location (its symbol
+ * looked up when @resolve), the arguments. -ECANCELED: not a probe line; 0 with *@pp
+ * NULL: an empty line. On error *@pp is freed (NULL); @c is always to be freed.
+ */
+static int probe_parse(const char *line, struct pcmd *c, struct probe **pp, bool resolve)
+{
+	struct probe *p;
+	int ret;
+
+	*pp = NULL;
+	ret = split(c, line);
+	if (ret || c->argc == 0 || (c->argv[0][0] != 'p' && c->argv[0][0] != 'r'))
+		return ret ? ret : c->argc ? -ECANCELED : 0;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	ret = parse_head(c, p);
+	if (!ret && c->argc < 2) {
+		perr(c, 1, 0, "Invalid probed address or symbol");
+		ret = -EINVAL;
+	}
+	if (!ret && !p->group && !(p->group = strdup(PROBE_GROUP_DEFAULT)))
+		ret = -ENOMEM;
+	if (!ret)
+		ret = parse_target(c, p, resolve);
+	if (!ret)
+		ret = parse_args(c, p, resolve);
+	if (ret)
+		probe_free(p);
+	else
+		*pp = p;
+	return ret;
+}
+
 static int probe_create_locked(const char *line)
 {
 	struct probe *p = NULL;
@@ -555,33 +593,8 @@ static int probe_create_locked(const char *line)
 	struct pcmd c;
 	int ret, slot;
 
-	ret = split(&c, line);
-	if (ret || c.argc == 0 || (c.argv[0][0] != 'p' && c.argv[0][0] != 'r')) {
-		pcmd_free(&c);
-		return ret ? ret : c.argc ? -ECANCELED : 0;
-	}
-	p = calloc(1, sizeof(*p));
-	if (!p) {
-		ret = -ENOMEM;
-		goto err;
-	}
-	ret = parse_head(&c, p);
-	if (ret)
-		goto err;
-	if (c.argc < 2) {
-		perr(&c, 1, 0, "Invalid probed address or symbol");
-		ret = -EINVAL;
-		goto err;
-	}
-	if (!p->group && !(p->group = strdup(PROBE_GROUP_DEFAULT))) {
-		ret = -ENOMEM;
-		goto err;
-	}
-	ret = parse_target(&c, p);
-	if (ret)
-		goto err;
-	ret = parse_args(&c, p);
-	if (ret)
+	ret = probe_parse(line, &c, &p, true);
+	if (ret || !p)
 		goto err;
 	if (find_locked(p->group, p->event) || event_find_locked(p->group, p->event)) {
 		perr(&c, 0, 0, "Given group/event name is already used by another event");
@@ -757,17 +770,12 @@ static const struct dyn_event_ops probe_ops = {
 
 /*
  * probe_register() - make `p:`/`r:` lines known to dynamic_events and
- * kprobe_events. The constructor does it; the API calls it too, so that a
- * static link that uses the API has it. Idempotent.
+ * kprobe_events. The library's start (src/init.c) does it; the API calls it
+ * too. Idempotent.
  */
 void probe_register(void)
 {
 	dyn_event_register(&probe_ops);
-}
-
-static void __attribute__((constructor)) probe_ctor(void)
-{
-	probe_register();
 }
 
 /* The number of probes (tests). event_mutex held. */
@@ -792,4 +800,28 @@ uint64_t probe_nmissed_locked(const char *group, const char *event)
 	struct probe *p = find_locked(group, event);
 
 	return p ? ld_relaxed(&p->nmissed) : 0;
+}
+
+/*
+ * probe_parse_only() - parse a definition line as a `kprobe_events` write would,
+ * with its error_log messages, and lay out its record and print format, but look no
+ * symbol up and patch nothing (the fuzz target of the grammar).
+ * Return: 0 (it parses; an empty line too), -ECANCELED (not a p:/r: line), -EINVAL,
+ * -E2BIG, -ENOMEM. Context: takes event_mutex.
+ */
+int probe_parse_only(const char *line)
+{
+	struct probe *p;
+	struct pcmd c;
+	int ret;
+
+	events_init();
+	event_lock();
+	ret = probe_parse(line, &c, &p, false);
+	if (!ret && p)
+		ret = probe_setup_event(p);
+	event_unlock();
+	pcmd_free(&c);
+	probe_free(p);
+	return ret;
 }

@@ -164,12 +164,17 @@ struct probe_err {
 	unsigned int pos; /* in the argument's text */
 };
 
+/* probe_arg_parse()'s @flags */
+#define PROBE_ARG_RETURN 1u /* of a return probe: $retval */
+#define PROBE_ARG_ENTRY	 2u /* at a function's entry (no offset): $argN */
+#define PROBE_ARG_NOSYMS 4u /* look no @SYM up (parse only: it stands for 0) */
+
 /*
  * probe_arg_parse() - one FETCHARG ("[NAME=]FETCH[:TYPE]") of argument
- * number @idx (0-based), for an entry (@is_return false) or return probe.
+ * number @idx (0-based), with @flags (PROBE_ARG_*).
  * Return: 0 and *@argp, or -EINVAL with @err filled, or -ENOMEM.
  */
-int probe_arg_parse(const char *text, unsigned int idx, bool is_return, bool at_entry,
+int probe_arg_parse(const char *text, unsigned int idx, unsigned int flags,
 		    struct probe_arg **argp, struct probe_err *err);
 void probe_arg_free(struct probe_arg *a);
 const char *probe_arg_name(const struct probe_arg *a);
@@ -197,11 +202,13 @@ void probe_args_print_args(struct probe_arg **args, unsigned int n, const void *
 
 /* --- probe.c -------------------------------------------------------------------------- */
 
-/* Make p:/r: lines known to dynamic_events and kprobe_events (the constructor does). */
+/* Make p:/r: lines known to dynamic_events and kprobe_events (src/init.c does it). */
 void probe_register(void);
 /* For tests and the API; event_mutex held. */
 unsigned int probe_count_locked(void);
 struct probe_site *probe_site_of_locked(const char *group, const char *event, uint64_t *addr);
 uint64_t probe_nmissed_locked(const char *group, const char *event);
+/* Parse a definition, look nothing up, patch nothing (the fuzz target). Takes event_mutex. */
+int probe_parse_only(const char *line);
 
 #endif /* EVT_PROBE_PROBE_H */

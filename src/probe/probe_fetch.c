@@ -123,8 +123,8 @@ static int parse_ulong(const char *s, uint64_t *v)
 }
 
 /* @s (@len bytes, at @pos of the argument): the fetch body. */
-static int parse_body(struct probe_arg *a, char *s, unsigned int pos, bool is_return,
-		      bool at_entry, struct probe_err *err)
+static int parse_body(struct probe_arg *a, char *s, unsigned int pos, unsigned int flags,
+		      struct probe_err *err)
 {
 	uint64_t v;
 
@@ -147,7 +147,7 @@ static int parse_body(struct probe_arg *a, char *s, unsigned int pos, bool is_re
 	}
 	if (s[0] == '$') {
 		if (!strcmp(s, "$retval")) {
-			if (!is_return)
+			if (!(flags & PROBE_ARG_RETURN))
 				return ERR("$retval is not available on probe", pos);
 			a->base = FB_RETVAL;
 			return 0;
@@ -170,7 +170,7 @@ static int parse_body(struct probe_arg *a, char *s, unsigned int pos, bool is_re
 		if (!strncmp(s, "$arg", 4)) {
 			if (parse_ulong(s + 4, &v) || v == 0 || v > PROBE_ARGS_MAX)
 				return ERR("Invalid argument number", pos);
-			if (!at_entry)
+			if (!(flags & PROBE_ARG_ENTRY))
 				return ERR("Invalid $-variable specified", pos);
 			a->base = FB_ARGN;
 			a->imm = v;
@@ -192,7 +192,10 @@ static int parse_body(struct probe_arg *a, char *s, unsigned int pos, bool is_re
 				off = *sign == '-' ? -(int64_t)v : (int64_t)v;
 				*sign = '\0';
 			}
-			if (probe_sym_data(s + 1, &v))
+			if (!s[1])
+				return ERR("Invalid memory address", pos);
+			v = 0; /* parse only: no symbol looked up */
+			if (!(flags & PROBE_ARG_NOSYMS) && probe_sym_data(s + 1, &v))
 				return ERR("Invalid memory address", pos);
 			v += (uint64_t)off;
 		}
@@ -235,8 +238,7 @@ static int parse_body(struct probe_arg *a, char *s, unsigned int pos, bool is_re
 		if (s[n - 1] != ')')
 			return ERR("Dereference brace is not closed", pos + n);
 		s[n - 1] = '\0';
-		ret = parse_body(a, open + 1, pos + (unsigned int)(open + 1 - s), is_return,
-				 at_entry, err);
+		ret = parse_body(a, open + 1, pos + (unsigned int)(open + 1 - s), flags, err);
 		if (ret)
 			return ret;
 		if (a->base == FB_COMM || a->base == FB_IMMSTR)
@@ -299,7 +301,7 @@ static int parse_type(struct probe_arg *a, char *t, unsigned int pos, struct pro
 	return 0;
 }
 
-int probe_arg_parse(const char *text, unsigned int idx, bool is_return, bool at_entry,
+int probe_arg_parse(const char *text, unsigned int idx, unsigned int flags,
 		    struct probe_arg **argp, struct probe_err *err)
 {
 	struct probe_arg *a = calloc(1, sizeof(*a));
@@ -352,7 +354,7 @@ int probe_arg_parse(const char *text, unsigned int idx, bool is_return, bool at_
 		if (ret)
 			goto out;
 	}
-	ret = parse_body(a, body, bpos, is_return, at_entry, err);
+	ret = parse_body(a, body, bpos, flags, err);
 	if (ret)
 		goto out;
 	if (a->base == FB_COMM || a->base == FB_IMMSTR) {

@@ -595,7 +595,7 @@ int evt_relay_write(struct evt_rchan *chan, const void *data, size_t length)
 	return 0;
 }
 
-int evt__relay_write(struct evt_rchan *chan, const void *data, size_t length)
+int evt_relay_write_serialized(struct evt_rchan *chan, const void *data, size_t length)
 {
 	struct rchan *c = to_rchan(chan);
 	struct rbuf *b = relay_this_buf(c);

@@ -17,10 +17,25 @@
  *
  * A resize maps a new region of the memfd for the new pages. The old
  * region is not unmapped: a writer that read the old layout before the
- * quiesce may still read (never write) it before its CAS fails, so the
- * address range is replaced by an inaccessible-to-nobody zero mapping
- * (readable, no memory behind it) and released with the buffer; the
- * memfd's pages behind it are punched out at once.
+ * quiesce may still read it before its CAS fails, so the address range
+ * is replaced by a private zero mapping (no memory behind it until
+ * touched) and released with the buffer; the memfd's pages behind it are
+ * punched out at once. It is writable: a CPU buffer rebuilt because it
+ * was corrupt (below) may have had a writer in the middle of an event,
+ * whose commit then lands there, harmlessly.
+ *
+ * A corrupt CPU buffer. Any process holding the memfd can write into the
+ * shared state: positions, commit counts, counters. The quiesce checks
+ * that state against what our writers, consumers and control operations
+ * can produce (rb_cpu_check()); a state none of them can produce is
+ * corrupt, and rather than wait for commits that will never add up
+ * (-EBUSY for ever), the control operation rebuilds the CPU buffer empty
+ * in a fresh region (rb_cpu_rebuild()), counts it (rebuilt, shown as
+ * "corrupt" in the statistics) and goes on. The other CPU buffers keep
+ * their events. A state that is possible - a count short of what was
+ * reserved, as a writer stopped in the middle of an event leaves it -
+ * still gives -EBUSY: nothing tells a stopped writer from a counter set
+ * to look like one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +52,7 @@
 #include "ringbuf/rb_internal.h"
 
 #define RB_QUIESCE_NS	(20 * 1000 * 1000)	/* how long to wait for commits */
+#define RB_STUCK_NS	(500 * 1000 * 1000)	/* a reset's patience with one stopped state */
 
 static size_t host_page(void)
 {
@@ -141,11 +157,12 @@ static int rb_cpu_map(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint32_t or
 
 	if (!p)
 		return -ENOMEM;
+	cb->data_off = off;
 	rb_cpu_set_layout(cb, p, order);
 	return 0;
 }
 
-/* Keep a replaced mapping's address range readable until the buffer is freed. */
+/* Keep a replaced mapping's address range usable until the buffer is freed. */
 static void rb_cpu_retire(struct evt_ring_buffer *rb, struct rb_cpu *cb, unsigned char *data,
 			  uint32_t order, uint64_t file_off)
 {
@@ -155,8 +172,8 @@ static void rb_cpu_retire(struct evt_ring_buffer *rb, struct rb_cpu *cb, unsigne
 	if (!rb->mapped)
 		fallocate(rb->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)file_off,
 			  (off_t)len);
-	if (!m || mmap(data, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
-			  MAP_FAILED) {
+	if (!m || mmap(data, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		       -1, 0) == MAP_FAILED) {
 		/* Nowhere to keep it: leave the old mapping in place (memory, not safety). */
 		free(m);
 		return;
@@ -247,6 +264,23 @@ static int rb_map_ctl(struct evt_ring_buffer *rb, uint64_t cpu_off, size_t ctl_l
 	return 0;
 }
 
+/* The buffer's header, as the owner writes it (allocation, and again after a corruption). */
+static void rb_hdr_write(struct evt_ring_buffer *rb)
+{
+	struct rb_shm_hdr *h = rb->hdr;
+
+	st_relaxed(&h->magic, RB_MAGIC);
+	st_relaxed(&h->version, (uint16_t)RB_VERSION);
+	st_relaxed(&h->hdr_size, (uint16_t)sizeof(struct rb_shm_hdr));
+	st_relaxed(&h->page_size, rb->page_size);
+	st_relaxed(&h->nr_cpus, (uint32_t)rb->nr_cpus);
+	st_relaxed(&h->flags, rb->overwrite ? (uint32_t)EVT_RB_FL_OVERWRITE : 0u);
+	st_relaxed(&h->clock, ld_relaxed(&rb->clock));
+	st_relaxed(&h->cpu_off,
+		   (uint64_t)ALIGN_UP(sizeof(struct rb_shm_hdr), (size_t)EVT_CACHELINE));
+	st_relaxed(&h->cpu_stride, (uint32_t)sizeof(struct rb_cpu_shm));
+}
+
 int evt_ring_buffer_alloc_opts(const struct evt_ring_buffer_opts *opts,
 			       struct evt_ring_buffer **rbp)
 {
@@ -320,15 +354,7 @@ int evt_ring_buffer_alloc_opts(const struct evt_ring_buffer_opts *opts,
 		cb->shm->w.lo = tclock_read(o.clock) & RB_TS_MASK;
 	}
 
-	rb->hdr->magic = RB_MAGIC;
-	rb->hdr->version = RB_VERSION;
-	rb->hdr->hdr_size = sizeof(struct rb_shm_hdr);
-	rb->hdr->page_size = rb->page_size;
-	rb->hdr->nr_cpus = (uint32_t)nr_cpus;
-	rb->hdr->flags = o.flags;
-	rb->hdr->clock = (uint32_t)o.clock;
-	rb->hdr->cpu_off = cpu_off;
-	rb->hdr->cpu_stride = sizeof(struct rb_cpu_shm);
+	rb_hdr_write(rb);
 	/* Best effort: without the seal (no memfd) consumers refuse to map it. */
 	fcntl(rb->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL);
 	*rbp = rb;
@@ -378,21 +404,96 @@ void evt_ring_buffer_free(struct evt_ring_buffer *rb)
 
 /* ---- quiescing ---------------------------------------------------------- */
 
-/* Has every reservation made on @cb been committed? */
-static bool rb_cpu_committed(const struct evt_ring_buffer *rb, const struct rb_cpu *cb,
-			     uint64_t pos)
+/* How far a write state's time stamp may be ahead of the clock: none of ours is. */
+#define RB_TS_SLACK	(UINT64_C(1) << 40)
+
+/* The buffer's clock now, without taking a value of "counter" (which a read does). */
+static uint64_t rb_clock_peek(const struct evt_ring_buffer *rb)
 {
-	uint64_t seq = RB_POS_SEQ(pos), n = UINT64_C(1) << cb->order;
+	enum evt_clock_id id = (enum evt_clock_id)ld_relaxed(&rb->clock);
 
-	for (uint64_t i = 0; i < n && i <= seq; i++) {
-		uint64_t q = seq - i;
-		uint64_t want = rb_lap_base(rb, cb->order, q) +
-				(i ? rb->data_size : RB_POS_OFF(pos));
+	/* Relaxed: any value the counter has had is a lower bound of what follows. */
+	return id == EVT_CLOCK_COUNTER ? ld_relaxed(&tclock_counter.v) : tclock_read(id);
+}
 
-		if (rb_slot_committed(rb, cb->data, cb->order, q) != want)
-			return false;
+/**
+ * rb_cpu_suspect() - does @cb's shared state hold a value no interleaving
+ * of ours can produce, whatever writers and consumers are doing?
+ * @rb: the buffer.
+ * @cb: one of its CPU buffers, live or quiesced.
+ *
+ * Only the checks that cannot race: a write or read offset beyond a page's
+ * data or not a multiple of 4, a write time stamp ahead of the clock, a
+ * counter above RB_COUNTER_MAX. rb_cpu_check() adds those that need the
+ * CPU buffer quiesced.
+ *
+ * Context: any thread; reads only.
+ * Return: true if @cb was written by somebody else.
+ */
+bool rb_cpu_suspect(const struct evt_ring_buffer *rb, const struct rb_cpu *cb)
+{
+	struct rb_cpu_shm *shm = cb->shm;
+	uint64_t ts, pos, rp, ov;
+
+	pair_load(&shm->w, &ts, &pos);
+	rb_rd_load(shm, &rp, &ov);
+	if (RB_POS_OFF(pos) > rb->data_size || (RB_POS_OFF(pos) & 3))
+		return true;
+	/* the sentinel: a control operation of ours holds read_pos */
+	if (rp != RB_READ_POS_LOCKED && (RB_POS_OFF(rp) > rb->data_size || (RB_POS_OFF(rp) & 3)))
+		return true;
+	if ((ts & RB_TS_MASK) > rb_clock_peek(rb) + RB_TS_SLACK)
+		return true;
+	return ov > RB_COUNTER_MAX || ld_relaxed(&shm->dropped) > RB_COUNTER_MAX ||
+	       ld_relaxed(&shm->read_events) > RB_COUNTER_MAX;
+}
+
+/*
+ * Where does a quiesced CPU stand, its write state being @pos? Besides
+ * rb_cpu_suspect(), every state our code can leave obeys (docs/ring-buffer.md,
+ * "A corrupt CPU buffer"):
+ *  - read_pos is at most one page past the current one (after a reset: the
+ *    page after a closed one, offset 0), and not further behind than the
+ *    ring is long: a writer enters a slot only when the consumer has left
+ *    its previous occupant;
+ *  - each slot's count, in the lap of the page it holds last, lies between
+ *    the start of that lap (its previous occupant was complete when a
+ *    writer entered it) and the bytes reserved in it;
+ *  - a slot of the first lap not reached yet has no count at all.
+ * Return: 1 every reservation is committed, 0 not yet, -EBADMSG corrupt.
+ */
+static int rb_cpu_check(const struct evt_ring_buffer *rb, const struct rb_cpu *cb, uint64_t pos)
+{
+	uint64_t seq = RB_POS_SEQ(pos), n = UINT64_C(1) << cb->order, rp, ov, rseq;
+	uint32_t off = RB_POS_OFF(pos);
+	int done = 1;
+
+	/* Relaxed: set by our writers and readers on a value none of ours leaves. */
+	if (rb_cpu_suspect(rb, cb) || ld_relaxed(&cb->tainted))
+		return -EBADMSG;
+	rb_rd_load(cb->shm, &rp, &ov);
+	rseq = RB_POS_SEQ(rp);
+	if (rseq > seq + 1 || (rseq == seq + 1 && RB_POS_OFF(rp)) ||
+	    (rseq == seq && RB_POS_OFF(rp) > off) || (rseq <= seq && seq - rseq >= n))
+		return -EBADMSG;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t q, base, want, c;
+
+		if (i > seq) {
+			if (rb_slot_committed(rb, cb->data, cb->order, seq + n - i))
+				return -EBADMSG;
+			continue;
+		}
+		q = seq - i;
+		base = rb_lap_base(rb, cb->order, q);
+		want = base + (i ? rb->data_size : off);
+		c = rb_slot_committed(rb, cb->data, cb->order, q);
+		if (c < base || c > want)
+			return -EBADMSG;
+		if (c != want)
+			done = 0;
 	}
-	return true;
+	return done;
 }
 
 static uint64_t rb_now_ns(void)
@@ -403,17 +504,40 @@ static uint64_t rb_now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/*
+ * A quiesce of @cb timed out at write position @pos at @now: is it the same
+ * stopped state, for RB_STUCK_NS already? Context: ctl_lock held.
+ */
+static bool rb_cpu_stuck(struct rb_cpu *cb, uint64_t pos, uint64_t now)
+{
+	if (!cb->busy_since || cb->busy_pos != pos) {
+		cb->busy_pos = pos;
+		cb->busy_since = now;
+		return false;
+	}
+	return now - cb->busy_since >= RB_STUCK_NS;
+}
+
 /**
  * rb_cpu_quiesce() - stop writers on @cb and wait for their commits.
  * @rb: the buffer (ctl_lock held).
  * @cb: the CPU buffer.
+ * @stuck_is_corrupt: a count that stays short at the same write position
+ *	over attempts for RB_STUCK_NS is taken for corrupt (a reset's choice:
+ *	it empties the CPU buffer anyway, so rebuilding it loses nothing; a
+ *	writer stopped in the middle of an event for that long then commits
+ *	into the retired region).
  *
  * Context: ctl_lock held; sleeps up to RB_QUIESCE_NS.
- * Return: 0 with the CPU disabled, or -EBUSY with nothing changed.
+ * Return: 0 with the CPU disabled; -EBADMSG with the CPU disabled too, its
+ * shared state being corrupt (rb_cpu_check(): the caller rebuilds it or
+ * lets it go with rb_cpu_quiesce_end()); -EBUSY with nothing changed: a
+ * reservation stays uncommitted, or somebody keeps changing the state.
  */
-int rb_cpu_quiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb)
+int rb_cpu_quiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb, bool stuck_is_corrupt)
 {
 	uint64_t pos, deadline = rb_now_ns() + RB_QUIESCE_NS;
+	int ret;
 
 	/*
 	 * Writers refused from now on count a drop (rb_reserve()). The CAS in
@@ -422,16 +546,35 @@ int rb_cpu_quiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 	 */
 	st_relaxed(&cb->quiescing, 1);
 	/* After it, no reservation on the old state can succeed. */
-	rb_cpu_set_disabled(rb, cb, &pos);
+	if (!rb_cpu_set_disabled(rb, cb, &pos)) {
+		rb_cpu_quiesce_end(rb, cb);
+		return -EBUSY;
+	}
+	for (;;) {
+		uint64_t ts, now_pos;
 
-	while (!rb_cpu_committed(rb, cb, pos)) {
-		if (rb_now_ns() > deadline) {
+		ret = rb_cpu_check(rb, cb, pos);
+		if (ret < 0)
+			return ret;
+		if (ret) {
+			cb->busy_since = 0;
+			return 0;
+		}
+		/*
+		 * No writer of ours moves a disabled state: somebody cleared the bit
+		 * (record_enable() racing with us) or wrote over it. Let go; a state
+		 * left corrupt is found by the next attempt.
+		 */
+		pair_load(&cb->shm->w, &ts, &now_pos);
+		if (now_pos == pos && rb_now_ns() > deadline && stuck_is_corrupt &&
+		    rb_cpu_stuck(cb, pos, rb_now_ns()))
+			return -EBADMSG;
+		if (now_pos != pos || rb_now_ns() > deadline) {
 			rb_cpu_quiesce_end(rb, cb);
 			return -EBUSY;
 		}
 		sched_yield();
 	}
-	return 0;
 }
 
 /**
@@ -444,11 +587,13 @@ void rb_cpu_unquiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint64_t po
 {
 	struct rb_cpu_shm *shm = cb->shm;
 	uint64_t ts, opos;
+	int tries = 0;
 
+	/* bounded: while quiesced only another process changes w */
 	do {
 		pair_load(&shm->w, &ts, &opos);
 		/* Full barrier: the new layout and read_pos are visible before it. */
-	} while (!pair_cas(&shm->w, ts, opos, ts, pos));
+	} while (!pair_cas(&shm->w, ts, opos, ts, pos) && ++tries < RB_CAS_TRIES);
 	rb_cpu_quiesce_end(rb, cb);
 }
 
@@ -494,7 +639,8 @@ uint64_t rb_cpu_close_page(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 	if (off < rb->data_size) {
 		uint32_t pad = EVT_RINGBUF_TYPE_PADDING, a0 = rb->data_size - off - RB_HDR_SIZE;
 
-		memcpy(page->data + off, &pad, 4);
+		if (rb->data_size - off >= 4)	/* (no multiple of 4: corrupt, see top) */
+			memcpy(page->data + off, &pad, 4);
 		if (rb->data_size - off >= 8)
 			memcpy(page->data + off + 4, &a0, 4);
 		add_release(&page->commit, rb->data_size - off);
@@ -517,11 +663,27 @@ uint64_t rb_cpu_close_page(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 static uint64_t rb_cpu_take_read_pos(struct rb_cpu *cb)
 {
 	uint64_t rp, ov;
+	int tries = 0;
 
+	/* bounded: writers push at most once each; only another process goes on */
 	do {
 		pair_load(rb_rd(cb->shm), &rp, &ov);
-	} while (!pair_cas(rb_rd(cb->shm), rp, ov, RB_READ_POS_LOCKED, ov));
+	} while (!pair_cas(rb_rd(cb->shm), rp, ov, RB_READ_POS_LOCKED, ov) &&
+		 ++tries < RB_CAS_TRIES);
 	return rp;
+}
+
+/* Set the write state of a quiesced CPU, keeping whatever disabled bit it has now. */
+static void rb_cpu_set_state(struct rb_cpu_shm *shm, uint64_t nts, uint64_t npos)
+{
+	uint64_t ts, pos;
+	int tries = 0;
+
+	/* bounded: while quiesced only another process changes w */
+	do {
+		pair_load(&shm->w, &ts, &pos);
+	} while (!pair_cas(&shm->w, ts, pos, (nts & RB_TS_MASK) | (ts & RB_TS_DISABLED), npos) &&
+		 ++tries < RB_CAS_TRIES);
 }
 
 /* ---- reset ------------------------------------------------------------- */
@@ -544,7 +706,7 @@ static uint64_t rb_cpu_clear(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 
 static int rb_reset_cpu_locked(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 {
-	int ret = rb_cpu_quiesce(rb, cb);
+	int ret = rb_cpu_quiesce_repair(rb, cb, true);
 
 	if (ret < 0)
 		return ret;
@@ -604,7 +766,7 @@ int evt_ring_buffer_set_clock(struct evt_ring_buffer *rb, enum evt_clock_id cloc
 	pthread_mutex_lock(&rb->ctl_lock);
 	/* All or nothing: every CPU quiesced before anything changes. */
 	for (cpu = 0; cpu < rb->nr_cpus; cpu++) {
-		ret = rb_cpu_quiesce(rb, &rb->cpus[cpu]);
+		ret = rb_cpu_quiesce_repair(rb, &rb->cpus[cpu], false);
 		if (ret < 0)
 			break;
 	}
@@ -620,10 +782,8 @@ int evt_ring_buffer_set_clock(struct evt_ring_buffer *rb, enum evt_clock_id cloc
 		struct rb_cpu *cb = &rb->cpus[cpu];
 		uint64_t pos = rb_cpu_clear(rb, cb), ts, opos;
 
-		do {
-			pair_load(&cb->shm->w, &ts, &opos);
-		} while (!pair_cas(&cb->shm->w, ts, opos,
-				   (tclock_read(clock) & RB_TS_MASK) | (ts & RB_TS_DISABLED), opos));
+		pair_load(&cb->shm->w, &ts, &opos);
+		rb_cpu_set_state(cb->shm, tclock_read(clock), opos);
 		rb_cpu_unquiesce(rb, cb, pos);
 	}
 out_unlock:
@@ -656,16 +816,6 @@ static void swap_u64(uint64_t *a, uint64_t *b)
 
 	st_relaxed(a, ld_relaxed(b));
 	st_relaxed(b, t);
-}
-
-/* Set the write state of a quiesced CPU, keeping whatever disabled bit it has now. */
-static void rb_cpu_set_state(struct rb_cpu_shm *shm, uint64_t nts, uint64_t npos)
-{
-	uint64_t ts, pos;
-
-	do {
-		pair_load(&shm->w, &ts, &pos);
-	} while (!pair_cas(&shm->w, ts, pos, (nts & RB_TS_MASK) | (ts & RB_TS_DISABLED), npos));
 }
 
 /*
@@ -745,10 +895,10 @@ int evt_ring_buffer_swap_cpu(struct evt_ring_buffer *a, struct evt_ring_buffer *
 		ret = -EINVAL;
 		goto out_unlock;
 	}
-	ret = rb_cpu_quiesce(a, ca);
+	ret = rb_cpu_quiesce_repair(a, ca, false);
 	if (ret < 0)
 		goto out_unlock;
-	ret = rb_cpu_quiesce(b, cbb);
+	ret = rb_cpu_quiesce_repair(b, cbb, false);
 	if (ret < 0) {
 		rb_cpu_quiesce_end(a, ca);
 		goto out_unlock;
@@ -804,6 +954,110 @@ static void rb_region_drop(struct evt_ring_buffer *rb, struct rb_region *r, uint
 }
 
 /*
+ * Publish @cb's layout (@data, its pages' file offset @off, 2^@order pages)
+ * to mapped consumers: they map again when layout_seq moves. The owner
+ * counts from its own copy, never from the shared word another process
+ * may have written.
+ */
+static void rb_cpu_publish_layout(struct rb_cpu *cb, unsigned char *data, uint64_t off,
+				  uint32_t order)
+{
+	struct rb_cpu_shm *shm = cb->shm;
+	uint32_t seq = (cb->layout_seq | 1) + 1;
+
+	st_relaxed(&shm->layout_seq, seq - 1);
+	/* Release: the odd count is visible before the words it guards change. */
+	fence_release();
+	st_relaxed(&shm->order, order);
+	st_relaxed(&shm->data_off, off);
+	/* Release: the words before the even count that says they are whole. */
+	st_release(&shm->layout_seq, seq);
+	rb_cpu_set_layout(cb, data, order);
+	cb->data_off = off;
+	cb->layout_seq = seq;
+}
+
+/*
+ * Rebuild a quiesced CPU buffer whose shared state is corrupt (rb_cpu_check()):
+ * empty, with its counters cleared, in a fresh region of the memfd when the
+ * cap (rb_mem.c) and the memory allow one, else in place. A writer that
+ * reserved before the quiesce and commits after it then writes into the
+ * retired region (writable, rb_cpu_retire()), not into the new ring. The new
+ * ring is what a resize leaves with nothing kept: pages numbered from B, a
+ * multiple of the page count beyond the old (possibly wild) sequence, every
+ * slot complete in the lap before, the current page closed. Stays quiesced.
+ *
+ * Context: ctl_lock held, @cb quiesced (rb_cpu_quiesce() said -EBADMSG).
+ */
+static void rb_cpu_rebuild(struct evt_ring_buffer *rb, struct rb_cpu *cb)
+{
+	uint64_t n = UINT64_C(1) << cb->order, ts, pos, B, L;
+	unsigned char *odata = cb->data, *ndata;
+	uint64_t ooff = cb->data_off, noff;
+	struct rb_cpu_shm *shm = cb->shm;
+	struct rb_region r = { NULL, 0 };
+	uint32_t order = cb->order;
+
+	if (rb_mem_check(rb_region_len(rb, order)) < 0 || rb_region_make(rb, order, &r) < 0)
+		r.data = NULL;
+	ndata = r.data ? r.data : odata;
+	noff = r.data ? r.off : ooff;
+
+	pthread_mutex_lock(&cb->reader_lock);
+	pair_load(&shm->w, &ts, &pos);
+	B = RB_POS_SEQ(pos) < RB_SEQ_MAX / 2 ? ALIGN_UP(RB_POS_SEQ(pos) + 2, n) : n;
+	L = B >> order;
+	for (uint64_t j = 0; j < n; j++) {
+		struct rb_page *p = (struct rb_page *)(ndata + (j << rb->page_shift));
+
+		/* relaxed: an iterator of this process may copy the old ring meanwhile */
+		st_relaxed(&p->time_stamp, 0);
+		st_relaxed(&p->commit, L * rb->data_size);
+		st_relaxed(rb_cpu_remote(rb, ndata, order, j), 0);
+	}
+	rb_cpu_publish_layout(cb, ndata, noff, order);
+	rb_hdr_write(rb);
+	rb_rd_set(shm, RB_POS(B, 0), 0);
+	st_relaxed(&shm->dropped, 0);
+	st_relaxed(&shm->read_events, 0);
+	rb_reader_clear(cb);
+	/* Relaxed: our writers are quiesced; one stopped before may set it again. */
+	st_relaxed(&cb->tainted, 0);
+	cb->busy_since = 0;
+	rb_cpu_set_state(shm, tclock_read((enum evt_clock_id)ld_relaxed(&rb->clock)),
+			 RB_POS(B - 1, rb->data_size));
+	pthread_mutex_unlock(&cb->reader_lock);
+	/* Relaxed: a statistic (evt_ring_buffer_corrupt_cpu()). */
+	add_relaxed(&cb->rebuilt, 1);
+	if (r.data)
+		rb_cpu_retire(rb, cb, odata, order, ooff);
+}
+
+/**
+ * rb_cpu_quiesce_repair() - rb_cpu_quiesce(), rebuilding a corrupt CPU buffer.
+ * @rb: the buffer (ctl_lock held).
+ * @cb: the CPU buffer.
+ *
+ * What every control operation of the owner quiesces with: a CPU buffer that
+ * another process wrote over is rebuilt empty and counted (rb_cpu_rebuild()),
+ * so reset, resize, set_clock and swap go on instead of failing for ever.
+ *
+ * @stuck_is_corrupt: as rb_cpu_quiesce().
+ *
+ * Context: ctl_lock held; sleeps up to RB_QUIESCE_NS.
+ * Return: 0 with the CPU quiesced, or -EBUSY with nothing changed.
+ */
+int rb_cpu_quiesce_repair(struct evt_ring_buffer *rb, struct rb_cpu *cb, bool stuck_is_corrupt)
+{
+	int ret = rb_cpu_quiesce(rb, cb, stuck_is_corrupt);
+
+	if (ret != -EBADMSG)
+		return ret;
+	rb_cpu_rebuild(rb, cb);
+	return 0;
+}
+
+/*
  * Move the unread pages of a quiesced CPU into the new region @r of
  * 2^@order pages, publish it and let writers in again. The pages are
  * renumbered from B, a multiple of the new page count beyond every old
@@ -818,7 +1072,7 @@ static void rb_resize_move(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint32
 	unsigned char *odata = cb->data, *ndata = r->data;
 	uint32_t oorder = cb->order, roff;
 	struct rb_cpu_shm *shm = cb->shm;
-	uint64_t ooff = shm->data_off, noff = r->off, overrun;
+	uint64_t ooff = cb->data_off, overrun;
 
 	pthread_mutex_lock(&cb->reader_lock);
 	rp = rb_cpu_take_read_pos(cb);
@@ -850,14 +1104,7 @@ static void rb_resize_move(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint32
 		np->commit = (L + (j < keep)) * rb->data_size;
 	}
 
-	/* Publish the layout: mapped consumers re-map when layout_seq moves. */
-	st_relaxed(&shm->layout_seq, shm->layout_seq + 1);
-	fence_release();
-	st_relaxed(&shm->order, order);
-	st_relaxed(&shm->data_off, noff);
-	st_release(&shm->layout_seq, shm->layout_seq + 1);
-	rb_cpu_set_layout(cb, ndata, order);
-	cb->layout_seq = shm->layout_seq;
+	rb_cpu_publish_layout(cb, ndata, r->off, order);
 	rb_rd_set(shm, RB_POS(B, drop ? 0 : (keep ? roff : 0)), overrun);
 	pthread_mutex_unlock(&cb->reader_lock);
 	/* Full barrier: the layout and read_pos above are visible first. */
@@ -889,7 +1136,7 @@ static int rb_resize_locked(struct evt_ring_buffer *rb, uint32_t order, int cpu,
 			ret = rb_region_make(rb, order, &regs[i]);
 	for (i = 0; i < rb->nr_cpus && !ret; i++)
 		if (regs[i].data)
-			ret = rb_cpu_quiesce(rb, &rb->cpus[i]);
+			ret = rb_cpu_quiesce_repair(rb, &rb->cpus[i], false);
 	if (ret < 0) {
 		/* the CPUs quiesced before the one that failed, then every region */
 		for (int j = 0; j < i - 1; j++)

@@ -218,6 +218,15 @@ struct evt_ring_buffer_event *rb_reserve_next_page(struct evt_ring_buffer *rb, u
 	struct rb_page *page, *npage;
 	unsigned char *ev;
 
+	if (unlikely(off > rb->data_size || (off & 3))) {
+		/*
+		 * No writer of ours leaves such an offset: another process wrote
+		 * w. Go on (the padding below stays in the page); the next control
+		 * operation rebuilds the CPU buffer (rb_backend.c, "A corrupt CPU
+		 * buffer"). Relaxed: a flag it reads under its quiesce.
+		 */
+		st_relaxed(&cb->tainted, 1);
+	}
 	rb_cpu_layout(cb, &data, &order);
 	n = UINT64_C(1) << order;
 	if (nseq >= n) {
@@ -272,7 +281,10 @@ struct evt_ring_buffer_event *rb_reserve_next_page(struct evt_ring_buffer *rb, u
 		uint32_t rest = rb->data_size - off;
 		uint32_t pad = EVT_RINGBUF_TYPE_PADDING;
 
-		memcpy(page->data + off, &pad, 4);
+		/* (an offset that is no multiple of 4 was written by another process:
+		 * the padding stays inside the page all the same) */
+		if (rest >= 4)
+			memcpy(page->data + off, &pad, 4);
 		if (rest >= 8) {
 			uint32_t a0 = rest - RB_HDR_SIZE;
 
@@ -357,26 +369,38 @@ int evt_ring_buffer_write(struct evt_ring_buffer *rb, unsigned long length, cons
  * Once the bit is seen after a fence, no sequence can clear it: each
  * compares against a value without the bit.
  *
+ * Our writers let the bit stick within a few rounds (each CAS that fails
+ * is a reservation made, each round of fences restarts the sequences that
+ * raced); only another process writing over w keeps clearing it, so the
+ * rounds are bounded.
+ *
  * Context: any thread; a system call per round in rseq mode.
+ * Return: true once the bit sticks, false if somebody kept clearing it.
  */
-void rb_cpu_set_disabled(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint64_t *pos)
+bool rb_cpu_set_disabled(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint64_t *pos)
 {
 	struct rb_cpu_shm *shm = cb->shm;
+	int fences = 0, tries = 0;
+	bool stuck = false;
 	uint64_t ts, p;
 
-	for (;;) {
+	while (tries++ < RB_CAS_TRIES) {
 		pair_load(&shm->w, &ts, &p);
 		if (!(ts & RB_TS_DISABLED) && !pair_cas(&shm->w, ts, p, ts | RB_TS_DISABLED, p))
 			continue;
-		if (!rb->rseq)
+		if (!rb->rseq) {
+			stuck = true;
 			break;
+		}
 		rseq_ops_fence();
 		pair_load(&shm->w, &ts, &p);
-		if (ts & RB_TS_DISABLED)
+		stuck = ts & RB_TS_DISABLED;
+		if (stuck || ++fences >= RB_FENCE_TRIES)
 			break;
 	}
 	if (pos)
 		*pos = p;
+	return stuck;
 }
 
 /**
@@ -395,9 +419,11 @@ void rb_cpu_sync_disabled(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 {
 	struct rb_cpu_shm *shm = cb->shm;
 	uint64_t ts, pos;
+	int tries = 0;
 	bool off;
 
-	for (;;) {
+	/* bounded: only another process writing over w keeps it going round */
+	while (tries++ < RB_CAS_TRIES) {
 		off = ld_acquire(&rb->disable_cnt) > 0 || ld_acquire(&cb->disable_cnt) > 0;
 		if (off) {
 			rb_cpu_set_disabled(rb, cb, NULL);

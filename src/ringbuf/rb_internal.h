@@ -64,6 +64,7 @@
 #define RB_POS(seq, off)	(((uint64_t)(seq) << RB_OFF_BITS) | (uint64_t)(off))
 #define RB_POS_SEQ(pos)		((pos) >> RB_OFF_BITS)
 #define RB_POS_OFF(pos)		((uint32_t)((pos) & RB_OFF_MASK))
+#define RB_SEQ_MAX		(UINT64_MAX >> RB_OFF_BITS)
 
 /* read_pos while a control operation owns it: no writer can expect this value. */
 #define RB_READ_POS_LOCKED	UINT64_MAX
@@ -78,6 +79,18 @@
 #define RB_MAX_ORDER		30
 
 #define RB_HDR_SIZE		4u	/* the u32 type_len/time_delta word */
+
+/*
+ * A counter of the shared control block (dropped, overrun, read_events)
+ * above this has been written by somebody else: 2^52 events take a year
+ * and a half at 100 million a second, more than one CPU buffer takes.
+ * Statistics read such a counter as 0 and count the CPU buffer as corrupt.
+ */
+#define RB_COUNTER_MAX		(UINT64_C(1) << 52)
+
+/* Bound on a CAS loop over shared words that only a hostile process changes. */
+#define RB_CAS_TRIES		4096
+#define RB_FENCE_TRIES		64	/* rounds of rseq_ops_fence(), a system call each */
 #define RB_TS_DELTA_MAX		((UINT64_C(1) << EVT_RB_TS_DELTA_BITS) - 1)
 
 /* The buffer_data_page header as it lies in the ring. */
@@ -179,10 +192,12 @@ static inline void rb_rd_load(struct rb_cpu_shm *shm, uint64_t *rp, uint64_t *ov
 static inline void rb_rd_set(struct rb_cpu_shm *shm, uint64_t rp, uint64_t ov)
 {
 	uint64_t orp, oov;
+	int tries = 0;
 
+	/* bounded: once writers are quiesced only another process changes the pair */
 	do {
 		pair_load(rb_rd(shm), &orp, &oov);
-	} while (!pair_cas(rb_rd(shm), orp, oov, rp, ov));
+	} while (!pair_cas(rb_rd(shm), orp, oov, rp, ov) && ++tries < RB_CAS_TRIES);
 }
 
 struct rb_map {
@@ -203,9 +218,14 @@ struct rb_cpu {
 	 */
 	uintptr_t map;
 	unsigned char *data;
+	uint64_t data_off;	/* file offset of data (the owner's copy of shm->data_off) */
 	uint32_t order;
-	uint32_t layout_seq;	/* mapped consumers: layout the mapping is for */
+	uint32_t layout_seq;	/* layout the mapping is for (the owner's: what it published) */
 	int disable_cnt;	/* record_disable_cpu nesting (atomic) */
+	uint64_t rebuilt;	/* times found corrupt and rebuilt (atomic; never reset) */
+	int tainted;		/* a writer or reader of ours met an impossible value (atomic) */
+	uint64_t busy_pos;	/* write position of the last quiesce that timed out (ctl_lock) */
+	uint64_t busy_since;	/* since when it has stayed there, ns; 0: no timeout (ctl_lock) */
 	/*
 	 * 1 while a control operation (resize, reset, swap, set_clock) holds
 	 * the CPU quiesced: a writer refused then counts a drop, as it does
@@ -320,7 +340,7 @@ void rb_copy_racy(void *dst, const void *src, size_t len);
 void rb_commit_bytes(struct evt_ring_buffer *rb, struct rb_page *page, uint32_t len);
 /* Does @ev (reserved, not committed yet) lie in one of @rb's CPU buffers? Any context. */
 bool rb_owns_event(struct evt_ring_buffer *rb, const void *ev);
-void rb_cpu_set_disabled(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint64_t *pos);
+bool rb_cpu_set_disabled(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint64_t *pos);
 
 /* rb_backend.c */
 static inline struct rb_page *rb_cpu_page(const struct evt_ring_buffer *rb,
@@ -377,13 +397,15 @@ static inline uint64_t rb_lap_base(const struct evt_ring_buffer *rb, uint32_t or
 	return (seq >> order) * rb->data_size;
 }
 
-int rb_cpu_quiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb);
+int rb_cpu_quiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb, bool stuck_is_corrupt);
+int rb_cpu_quiesce_repair(struct evt_ring_buffer *rb, struct rb_cpu *cb, bool stuck_is_corrupt);
 void rb_cpu_unquiesce(struct evt_ring_buffer *rb, struct rb_cpu *cb, uint64_t pos);
 void rb_cpu_quiesce_end(struct evt_ring_buffer *rb, struct rb_cpu *cb);
 void rb_cpu_sync_disabled(struct evt_ring_buffer *rb, struct rb_cpu *cb);
 uint64_t rb_cpu_close_page(struct evt_ring_buffer *rb, struct rb_cpu *cb);
 int rb_cpu_refresh_layout(struct evt_ring_buffer *rb, struct rb_cpu *cb);
 bool rb_cpu_valid(const struct evt_ring_buffer *rb, int cpu);
+bool rb_cpu_suspect(const struct evt_ring_buffer *rb, const struct rb_cpu *cb);
 
 /* rb_mem.c */
 int rb_mem_check(uint64_t bytes);
@@ -391,5 +413,16 @@ int rb_mem_check(uint64_t bytes);
 /* rb_reader.c */
 void rb_reader_clear(struct rb_cpu *cb);
 uint64_t rb_cpu_lost(const struct rb_cpu *cb);
+
+/*
+ * A counter of the shared block, or 0 when it cannot be right (written by
+ * another process: RB_COUNTER_MAX). Relaxed: a statistic.
+ */
+static inline uint64_t rb_counter(const uint64_t *c)
+{
+	uint64_t v = ld_relaxed(c);
+
+	return v > RB_COUNTER_MAX ? 0 : v;
+}
 
 #endif /* EVT_RINGBUF_RB_INTERNAL_H */

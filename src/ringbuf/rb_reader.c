@@ -53,7 +53,8 @@
 
 uint64_t rb_cpu_lost(const struct rb_cpu *cb)
 {
-	return ld_relaxed(&cb->shm->overrun) + ld_relaxed(&cb->shm->dropped) + cb->corrupt;
+	/* (counters another process wrote wild read as 0: rb_counter()) */
+	return rb_counter(&cb->shm->overrun) + rb_counter(&cb->shm->dropped) + cb->corrupt;
 }
 
 /* Context: reader_lock held (or the CPU quiesced with it held). */
@@ -87,7 +88,14 @@ static int rb_readable(const struct evt_ring_buffer *rb, const struct rb_cpu *cb
 	if (r > wseq)
 		return 0;
 	if (r < wseq) {
-		if (c > base + rb->data_size)
+		/*
+		 * A ring holds 2^order pages: a writer never gets further ahead
+		 * of read_pos. Further ahead of r, r's slot was reused (read
+		 * read_pos again), or the positions were written by somebody
+		 * else: then the caller's bounded retries end the walk, rather
+		 * than following a sequence that runs on for 2^44 pages.
+		 */
+		if (c > base + rb->data_size || wseq - r >= (UINT64_C(1) << order))
 			return -ESTALE;
 		if (c != base + rb->data_size)
 			return 0;	/* a writer of page r has not committed yet */
@@ -174,8 +182,11 @@ static int rb_take(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 		/* Release: our copy is ordered before the claim (see step 3 above). */
 		if (!pair_cas(rb_rd(shm), rp, ov, nrp, ov))
 			continue;
-		if (rb_scan(rdata, roff, limit, closed, &end, &events) < 0)
+		if (rb_scan(rdata, roff, limit, closed, &end, &events) < 0) {
 			cb->corrupt++;	/* the valid prefix is still delivered */
+			/* Relaxed: a flag for the next quiesce (rb_cpu_check()). */
+			st_relaxed(&cb->tainted, 1);
+		}
 		memcpy(&pts, cb->rpage, sizeof(uint64_t));
 		if (rb_time_at(rdata, roff, pts, &cb->rp_ts) < 0)
 			cb->corrupt++;	/* read_pos is not on an entry: times from where it broke */
@@ -590,19 +601,35 @@ bool evt_ring_buffer_empty(struct evt_ring_buffer *rb)
 	return true;
 }
 
+/*
+ * The counters live in shared memory: one another process wrote wild reads
+ * as 0 (rb_counter()) and the CPU buffer counts as corrupt.
+ */
 unsigned long evt_ring_buffer_overrun_cpu(const struct evt_ring_buffer *rb, int cpu)
 {
-	return rb_cpu_valid(rb, cpu) ? ld_relaxed(&rb->cpus[cpu].shm->overrun) : 0;
+	return rb_cpu_valid(rb, cpu) ? rb_counter(&rb->cpus[cpu].shm->overrun) : 0;
 }
 
 unsigned long evt_ring_buffer_dropped_events_cpu(const struct evt_ring_buffer *rb, int cpu)
 {
-	return rb_cpu_valid(rb, cpu) ? ld_relaxed(&rb->cpus[cpu].shm->dropped) : 0;
+	return rb_cpu_valid(rb, cpu) ? rb_counter(&rb->cpus[cpu].shm->dropped) : 0;
 }
 
 unsigned long evt_ring_buffer_read_events_cpu(const struct evt_ring_buffer *rb, int cpu)
 {
-	return rb_cpu_valid(rb, cpu) ? ld_relaxed(&rb->cpus[cpu].shm->read_events) : 0;
+	return rb_cpu_valid(rb, cpu) ? rb_counter(&rb->cpus[cpu].shm->read_events) : 0;
+}
+
+unsigned long evt_ring_buffer_corrupt_cpu(const struct evt_ring_buffer *rb, int cpu)
+{
+	const struct rb_cpu *cb;
+
+	if (!rb_cpu_valid(rb, cpu))
+		return 0;
+	cb = &rb->cpus[cpu];
+	/* Relaxed: a statistic; rb_cpu_rebuild() adds to it under the control lock. */
+	return (unsigned long)ld_relaxed(&cb->rebuilt) +
+	       (rb_cpu_suspect(rb, cb) || ld_relaxed(&cb->tainted));
 }
 
 unsigned long evt_ring_buffer_overruns(const struct evt_ring_buffer *rb)

@@ -246,7 +246,7 @@ static int synth_cmd_start(struct evt_dynevent_cmd *cmd, const char *name)
 	return evt_dynevent_arg_add(cmd, &arg);
 }
 
-int evt__synth_event_gen_cmd_start(struct evt_dynevent_cmd *cmd, const char *name, ...)
+int evt_synth_event_gen_cmd_start_args(struct evt_dynevent_cmd *cmd, const char *name, ...)
 {
 	va_list ap;
 	int ret;

@@ -684,5 +684,8 @@ int tfs_stats_show(struct evt_tracefs_file *f, struct tfs_seq *s)
 		ret = tfs_seq_printf(s, "dropped events: %lu\nread events: %lu\n",
 				     evt_ring_buffer_dropped_events_cpu(rb, cpu),
 				     evt_ring_buffer_read_events_cpu(rb, cpu));
+	/* not the kernel's: times another process wrote over this CPU buffer */
+	if (!ret)
+		ret = tfs_seq_printf(s, "corrupt: %lu\n", evt_ring_buffer_corrupt_cpu(rb, cpu));
 	return ret;
 }

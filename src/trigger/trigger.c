@@ -107,9 +107,14 @@ void trigger_soft_put(struct trace_event_file *file)
 	 * event enable_event turned on stays enabled, disable_event's stays off). */
 	flags = ld_relaxed(&file->flags);
 	on = !(flags & EVT_FILE_SOFT_DISABLED);
-	event_file_soft_locked(file, false, false);
+	/*
+	 * That state first, while soft mode still keeps the event in the
+	 * writers' active set: leaving soft mode before turned an event its
+	 * trigger had left on off for a moment, and one it had left off on.
+	 */
 	if (on != !!(flags & EVT_FILE_ENABLED))
 		event_file_enable_locked(file, on);
+	event_file_soft_locked(file, false, false);
 }
 
 /* --- writer side -------------------------------------------------------------------------- */

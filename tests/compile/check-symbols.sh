@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # check-symbols.sh LIBEVTRACE.so [INCLUDE_DIR...] - the shared library exports evt_* and
-# nothing else (evtrace.map makes the rest local), every one of them in a version node and
-# declared in a public header (include/evtrace/, and the generated headers' directory if given).
+# nothing else (evtrace.map makes the rest local), none evt__*, every one of them in a version
+# node and declared in a public header (include/evtrace/, and the generated headers' directory
+# if given).
 lib=${1:?usage: check-symbols.sh libevtrace.so [include-dir...]}
 shift
 incs="$(dirname "$0")/../../include/evtrace $*"
@@ -13,6 +14,13 @@ syms=$(nm -D --defined-only "$lib") || exit 1
 bad=$(echo "$syms" | awk '$2 != "A" && $3 !~ /^evt_/ { print $3 }')
 if [ -n "$bad" ]; then
 	echo "exported, but not evt_*:"
+	echo "$bad"
+	exit 1
+fi
+# the kernel's "__" (the caller provides exclusion) is spelled out in our names
+bad=$(echo "$syms" | awk '$3 ~ /^evt__/ { print $3 }')
+if [ -n "$bad" ]; then
+	echo "exported with evt__ (name the guarantee instead: evt_relay_write_serialized):"
 	echo "$bad"
 	exit 1
 fi

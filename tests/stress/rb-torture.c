@@ -739,6 +739,9 @@ static void run_config(const struct config *cfg, struct totals *tot)
 			rsum += evt_ring_buffer_read_events_cpu(rb, c);
 		RBT_EQ_U(rsum, sh->consumed);
 	}
+	/* nothing our writers, signals and consumer did looks like another process's garbage */
+	for (int c = 0; c < evt_ring_buffer_nr_cpus(rb); c++)
+		RBT_EQ_U(evt_ring_buffer_corrupt_cpu(rb, c), 0);
 	RBT_ASSERT(attempts > 0);
 
 	if (verbose || getenv("RBT_VERBOSE"))

@@ -100,6 +100,20 @@ int main(void)
 	      LOC "Invalid field modifier\n"
 		  "  Command: hist:keys=call_site.buckets=+8:vals=bytes_req.buckets=0\n"
 		  "                                                                 ^\n");
+	/* a variable: parse_field() refuses .percent/.graph itself (the caret at the
+	 * modifier), __create_val_field() refuses .log2/.buckets (at the expression) */
+	check("hist:keys=call_site:x=bytes_req.percent", EINVAL,
+	      LOC "Invalid field modifier\n"
+		  "  Command: hist:keys=call_site:x=bytes_req.percent\n"
+		  "                                           ^\n");
+	check("hist:keys=call_site:x=bytes_req.graph", EINVAL,
+	      LOC "Invalid field modifier\n"
+		  "  Command: hist:keys=call_site:x=bytes_req.graph\n"
+		  "                                           ^\n");
+	check("hist:keys=call_site:x=bytes_req.log2", EINVAL,
+	      LOC "Invalid field modifier\n"
+		  "  Command: hist:keys=call_site:x=bytes_req.log2\n"
+		  "                                 ^\n");
 	check("hist:keys=call_site.percent", EINVAL,
 	      LOC "Invalid field modifier\n"
 		  "  Command: hist:keys=call_site.percent\n"

@@ -48,7 +48,7 @@ int main(void)
 
 	/* quiesced by a control operation: refused and counted */
 	pthread_mutex_lock(&rb->ctl_lock);
-	RBT_EQ_I(rb_cpu_quiesce(rb, cb), 0);
+	RBT_EQ_I(rb_cpu_quiesce(rb, cb, false), 0);
 	RBT_ASSERT(rbt_write_rec(rb, 40, 1, 1) != 0);
 	RBT_ASSERT(rbt_write_rec(rb, 40, 1, 2) != 0);
 	RBT_EQ_U(evt_ring_buffer_dropped_events_cpu(rb, cpu), 2);
@@ -62,7 +62,7 @@ int main(void)
 
 	/* an operation that gives up: writers in again, nothing more counted */
 	pthread_mutex_lock(&rb->ctl_lock);
-	RBT_EQ_I(rb_cpu_quiesce(rb, cb), 0);
+	RBT_EQ_I(rb_cpu_quiesce(rb, cb, false), 0);
 	rb_cpu_quiesce_end(rb, cb);
 	pthread_mutex_unlock(&rb->ctl_lock);
 	RBT_EQ_I(rbt_write_rec(rb, 40, 1, 4), 0);

@@ -274,6 +274,9 @@ static void load_resize(unsigned int flags, const int *cpus, int ncpu, double se
 		    l.consumed, evt_ring_buffer_overruns(l.rb));
 	/* refusals while a resize quiesced the CPU are not drops */
 	RBT_ASSERT(evt_ring_buffer_dropped_events(l.rb) <= nulls);
+	/* no state our own writers and consumer left was taken for a corrupt one */
+	for (int cpu = 0; cpu < evt_ring_buffer_nr_cpus(l.rb); cpu++)
+		RBT_EQ_U(evt_ring_buffer_corrupt_cpu(l.rb, cpu), 0);
 	printf("resize under load (%s): %lu resizes, %lu -EBUSY, %" PRIu64 " committed, %"
 	       PRIu64 " consumed, %lu overruns, %lu dropped, %" PRIu64 " refused\n",
 	       flags ? "overwrite" : "pc", ok, busy, committed, l.consumed,

@@ -2,7 +2,7 @@
 /*
  * relay-fork: a child made by fork() must not write to its parent's
  * channels (the switch locks are process-local), and it cannot:
- *  - evt_relay_write(), evt__relay_write() return -ECHILD and
+ *  - evt_relay_write(), evt_relay_write_serialized() return -ECHILD and
  *    evt_relay_reserve() NULL, per-CPU (rseq) and global (CAS) channels,
  *    even when the message would fit in the open sub-buffer;
  *  - evt_relay_subbufs_consumed() and evt_relay_late_setup_files() give
@@ -33,7 +33,7 @@ static int child_writes(void *arg)
 	(void)arg;
 	rec_fill(rec, 1000, RSZ, 1);
 	T_ASSERT_EQ(evt_relay_write(chan, rec, RSZ), -ECHILD);
-	T_ASSERT_EQ(evt__relay_write(chan, rec, RSZ), -ECHILD);
+	T_ASSERT_EQ(evt_relay_write_serialized(chan, rec, RSZ), -ECHILD);
 	T_ASSERT(evt_relay_reserve(chan, RSZ) == NULL);
 	T_ASSERT_EQ(evt_relay_subbufs_consumed(chan, 0, 1), -ECHILD);
 	T_ASSERT_EQ(evt_relay_late_setup_files(chan, "x", t_dir), -ECHILD);

@@ -42,7 +42,7 @@ int main(void)
 		"           ^\n"
 		"event filter parse error: error: Invalid value (did you forget quotes)?\n"
 		"  Command: prev_pid ==\n"
-		"                       ^\n";
+		"                        ^\n";
 	struct error_log *log;
 	char buf[4096], small[10];
 	regex_t re;
@@ -57,7 +57,8 @@ int main(void)
 	T_ASSERT_OK(error_log_add(log, "event filter parse error", "Too many '('",
 				  "(prev_pid == 1", 0));
 	T_ASSERT_OK(error_log_add(log, "event filter parse error", "Error", NULL, 0));
-	/* a position past the end is clamped to one past it */
+	/* a position far past the end is bounded at two past it (the farthest the
+	 * kernel's filter parser puts one: "CPU == CPUS") */
 	T_ASSERT_OK(error_log_add(log, "event filter parse error",
 				  "Invalid value (did you forget quotes)?", "prev_pid ==", 99));
 	n = error_log_format(log, buf, sizeof(buf));

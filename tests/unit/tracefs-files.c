@@ -253,7 +253,7 @@ int main(void)
 			T_ASSERT(matches(s, "^entries: [0-9]+\noverrun: 0\ncommit overrun: 0\n"
 					    "bytes: [0-9]+\noldest event ts: +[0-9]+\\.[0-9]{6}\n"
 					    "now ts: +[0-9]+\\.[0-9]{6}\ndropped events: 0\n"
-					    "read events: 0\n$"));
+					    "read events: 0\ncorrupt: 0\n$"));
 		}
 		T_ASSERT_EQ(total, 3);
 	}

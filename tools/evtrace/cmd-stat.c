@@ -2,7 +2,8 @@
 /*
  * cmd-stat.c - `evtrace stat [-p PID] [-i INSTANCE]`: a traced process's
  * buffer, per CPU: entries, overruns, commit overruns, dropped events,
- * events read, bytes, size and use, from per_cpu/cpuN/stats and
+ * events read, bytes, size and use, from per_cpu/cpuN/stats (and the
+ * times a CPU buffer was found corrupt, when it was) and
  * buffer_size_kb; then tracing_on, the clock and the trace header's
  * entries line. evtrace-stat(1).
  */
@@ -53,7 +54,7 @@ int cmd_stat(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long long tot[7] = { 0 };
+	unsigned long long tot[7] = { 0 }, corrupt = 0;
 	const char *inst = NULL;
 	struct ctl_client *c;
 	char prefix[128] = "", path[256], *t, esc[CTL_COMM_MAX * 4 + 8];
@@ -144,6 +145,7 @@ int cmd_stat(int argc, char **argv)
 		v[4] = stat_value(st, "read events");
 		v[5] = stat_value(st, "bytes");
 		v[6] = kb;
+		corrupt += stat_value(st, "corrupt");
 		for (int i = 0; i < 7; i++)
 			tot[i] += v[i];
 		printf("%-4u %12llu %10llu %10llu %10llu %12llu %12llu %10llu %5.1f%%\n", cpu, v[0],
@@ -155,6 +157,9 @@ int cmd_stat(int argc, char **argv)
 	printf("%-4s %12llu %10llu %10llu %10llu %12llu %12llu %10llu %5.1f%%\n", "all", tot[0],
 	       tot[1], tot[2], tot[3], tot[4], tot[5], tot[6],
 	       tot[6] ? 100.0 * (double)tot[5] / (double)(tot[6] * 1024) : 0.0);
+	if (corrupt)
+		printf("corrupt: %llu (times another process wrote into the shared buffer, "
+		       "per_cpu/cpuN/stats; `> trace` rebuilds a corrupt CPU buffer)\n", corrupt);
 	ctl_close(c);
 	return 0;
 }

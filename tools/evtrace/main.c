@@ -21,6 +21,7 @@ static const struct evtrace_cmd commands[] = {
 #ifdef EVT_HAVE_FUSE
 	{ "mount", cmd_mount, "show a traced process's tracing tree as files (FUSE)" },
 #endif
+	{ "probe", cmd_probe, "add, delete or list probe events on a traced process's functions" },
 	{ "record", cmd_record, "record a traced process (or a command) into a trace.dat" },
 	{ "recover", cmd_recover, "make the journal a killed record left a trace.dat" },
 	{ "relay", cmd_relay, "drain relay channels and GTSC traces: cat, record" },

@@ -20,33 +20,11 @@
 #include <evtrace/tracedat.h>
 
 #include "evtrace-report.h"
-
-static unsigned long long rr_uint(const unsigned char *p, unsigned int size)
-{
-	uint8_t u8;
-	uint16_t u16;
-	uint32_t u32;
-	uint64_t u64;
-
-	switch (size) {
-	case 1:
-		memcpy(&u8, p, 1);
-		return u8;
-	case 2:
-		memcpy(&u16, p, 2);
-		return u16;
-	case 4:
-		memcpy(&u32, p, 4);
-		return u32;
-	default:
-		memcpy(&u64, p, 8);
-		return u64;
-	}
-}
+#include "output/out_field.h"
 
 static void rr_int(FILE *f, const unsigned char *p, unsigned int size, bool sgn)
 {
-	unsigned long long v = rr_uint(p, size);
+	unsigned long long v = out_rd_uint(p, size);
 
 	if (sgn && size < 8 && (v >> (size * 8 - 1)) & 1)
 		v |= ~0ULL << (size * 8);
@@ -119,7 +97,7 @@ static void rr_field(FILE *f, const struct evt_tracedat_record *rec, const struc
 	case EVT_FIELD_PTR:
 	case EVT_FIELD_USTRING:
 		if (std)
-			fprintf(f, "0x%llx", rr_uint(d + off, (unsigned int)size));
+			fprintf(f, "0x%llx", out_rd_uint(d + off, (unsigned int)size));
 		else
 			rr_array(f, d + off, size, 1, false);
 		return;
@@ -157,7 +135,7 @@ static long long rr_common(const struct evt_tracedat_record *rec, const char *na
 		    (fl->size != 1 && fl->size != 2 && fl->size != 4 && fl->size != 8) ||
 		    (size_t)fl->offset + fl->size > rec->size)
 			continue;
-		v = rr_uint((const unsigned char *)rec->data + fl->offset, fl->size);
+		v = out_rd_uint((const unsigned char *)rec->data + fl->offset, fl->size);
 		if (fl->is_signed && fl->size < 8 && (v >> (fl->size * 8 - 1)) & 1)
 			v |= ~0ULL << (fl->size * 8);
 		return (long long)v;

@@ -29,6 +29,7 @@ int cmd_extract(int argc, char **argv); /* cmd-record.c: record's machinery, onc
 int cmd_hist(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_mount(int argc, char **argv); /* built with libfuse3 only (EVT_HAVE_FUSE) */
+int cmd_probe(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_relay(int argc, char **argv);
