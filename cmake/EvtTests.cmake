@@ -54,8 +54,10 @@ endif()
 
 # Tests that change the kernel's tracing state (their own instances and uprobes, trace-cmd
 # extract) run one at a time: trace-cmd walks every instance, and one test removing its
-# instance under another's trace-cmd made that fail.
-foreach(name events-trace-kernel filter-diff tracedat-kernel tracefs-kernel trigger-diff)
+# instance under another's trace-cmd made that fail, and a set_event word naming an event of
+# every group (`ev_a`) enables another test's uprobe events too.
+foreach(name events-trace-kernel filter-diff tracedat-kernel tracefs-diff tracefs-kernel
+	     tracefs-sweep-diff trigger-diff)
 	if(TEST unit/${name})
 		set_tests_properties(unit/${name} PROPERTIES RESOURCE_LOCK kernel-tracefs)
 	endif()
