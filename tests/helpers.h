@@ -17,6 +17,15 @@
 #define T_FAIL	1
 #define T_SKIP	77
 
+/* T_UNDER_SANITIZER: defined in ASan and TSan builds (gcc's macros, clang's __has_feature). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define T_UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define T_UNDER_SANITIZER 1
+#endif
+#endif
+
 #define T_ASSERT(cond)								\
 	do {									\
 		if (!(cond)) {							\

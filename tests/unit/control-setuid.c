@@ -31,14 +31,6 @@
 
 #include "helpers.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define UNDER_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define UNDER_SANITIZER 1
-#endif
-#endif
-
 /* Entries in @dir, other than . and .. (-1: unreadable). */
 static int entries(const char *dir)
 {
@@ -136,7 +128,7 @@ int main(int argc, char **argv)
 
 	if (argc > 2 && !strcmp(argv[1], "--child"))
 		return child_main(argv[2]);
-#ifdef UNDER_SANITIZER
+#ifdef T_UNDER_SANITIZER
 	printf("SKIP: under a sanitizer\n");
 	return 77;
 #endif

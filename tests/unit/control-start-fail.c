@@ -31,14 +31,6 @@
 
 #include "helpers.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define UNDER_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define UNDER_SANITIZER 1
-#endif
-#endif
-
 /* --vmsize: this program's VmSize at main(), in bytes, on stdout. */
 static int vmsize_main(void)
 {
@@ -196,7 +188,7 @@ int main(int argc, char **argv)
 	}
 	rmdir(open_dir);
 
-#ifndef UNDER_SANITIZER
+#ifndef T_UNDER_SANITIZER
 	/* a low RLIMIT_AS: no room for the endpoint's thread */
 	{
 		unsigned long long vm = 0;
