@@ -451,6 +451,22 @@ static void page_account(struct rec *r, struct rec_src *s, const unsigned char *
 	}
 }
 
+/* @s's mapping and memfd let go (its losses kept in lost_at_end): the source is done. */
+static void src_release(struct rec_src *s)
+{
+	if (s->rb) {
+		s->lost_at_end =
+			evt_ring_buffer_dropped_events(s->rb) + evt_ring_buffer_overruns(s->rb);
+		evt_ring_buffer_free(s->rb);
+		s->rb = NULL;
+	}
+	if (s->fd >= 0) {
+		close(s->fd);
+		s->fd = -1;
+	}
+	s->state = SRC_DONE;
+}
+
 /*
  * @s's buffer failed (@err: -EBADMSG, a page that fails the reader's
  * checks: something wrote into the shared memory): said, and the process
@@ -470,17 +486,7 @@ static void src_fault(struct rec *r, struct rec_src *s, int cpu, int err)
 		ctl_close(s->c);
 		s->c = NULL;
 	}
-	if (s->rb) {
-		s->lost_at_end =
-			evt_ring_buffer_dropped_events(s->rb) + evt_ring_buffer_overruns(s->rb);
-		evt_ring_buffer_free(s->rb);
-		s->rb = NULL;
-	}
-	if (s->fd >= 0) {
-		close(s->fd);
-		s->fd = -1;
-	}
-	s->state = SRC_DONE;
+	src_release(s);
 }
 
 /*
@@ -1284,17 +1290,7 @@ static int src_unmap(struct rec *r, struct rec_src *s)
 	 * Its pages are in the journal: let the buffer go (a big tree's ended
 	 * processes would otherwise keep all their buffers' memory alive).
 	 */
-	if (s->rb) {
-		s->lost_at_end =
-			evt_ring_buffer_dropped_events(s->rb) + evt_ring_buffer_overruns(s->rb);
-		evt_ring_buffer_free(s->rb);
-		s->rb = NULL;
-	}
-	if (s->fd >= 0) {
-		close(s->fd);
-		s->fd = -1;
-	}
-	s->state = SRC_DONE;
+	src_release(s);
 	return 0;
 }
 
