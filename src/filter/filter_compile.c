@@ -930,6 +930,47 @@ static int build_insns(struct filter_prog *fp)
 	return 0;
 }
 
+/*
+ * link_passes() - the end of the kernel's first pass (the TRUE and FALSE
+ * entries after the @n predicates of @prog), then its second and third
+ * passes: jumps to a branch on the same condition take that branch's
+ * target, and the @inverts fold into the branch conditions.
+ * Return: 0, or -EINVAL for a program that would not move forward.
+ */
+static int link_passes(struct filter_entry *prog, const char *inverts, int n)
+{
+	int i;
+
+	prog[n].pred = NULL;
+	prog[n].target = 1;		/* TRUE */
+	prog[n + 1].pred = NULL;
+	prog[n + 1].target = 0;		/* FALSE */
+	prog[n - 1].target = n;
+	prog[n - 1].when_to_branch = false;
+
+	/* Second pass: a jump to a branch on the same condition takes that branch's target. */
+	for (i = n - 1; i--;) {
+		int target = prog[i].target;
+
+		/*
+		 * A trailing && or || leaves a target at -1: the kernel reads prog[-1]
+		 * here, then rejects the program in the third pass (EINVAL, no message:
+		 * "Error: (0)"). We do not read it and reject the same way.
+		 */
+		if (target < 0)
+			continue;
+		if (prog[i].when_to_branch == prog[target].when_to_branch)
+			prog[i].target = prog[target].target;
+	}
+	/* Third pass: fold the inverts into the branch conditions. */
+	for (i = 0; i < n; i++) {
+		prog[i].when_to_branch = inverts[i] ^ prog[i].when_to_branch;
+		if (prog[i].target <= i)
+			return -EINVAL;	/* the kernel WARNs: the program must move forward */
+	}
+	return 0;
+}
+
 /* predicate_parse(): the program, in the kernel's three passes. Return 0 or a negative errno. */
 static int predicate_parse(struct parse_state *ps, int nr_parens, int nr_preds)
 {
@@ -938,7 +979,7 @@ static int predicate_parse(struct parse_state *ps, int nr_parens, int nr_preds)
 	struct filter_entry *prog;
 	int *op_stack, *top;
 	char *inverts;
-	int invert = 0, ret = -ENOMEM, n = 0, len, i;
+	int invert = 0, ret = -ENOMEM, n = 0, len;
 
 	nr_preds += 2;	/* TRUE and FALSE */
 	/* The kernel's check below lets top reach nr_parens: one more entry than it allocates. */
@@ -1048,35 +1089,9 @@ out:
 		parse_error(ps, FE_NO_FILTER, (int)(ptr - str));
 		goto out_free;
 	}
-	prog[n].pred = NULL;
-	prog[n].target = 1;		/* TRUE */
-	prog[n + 1].pred = NULL;
-	prog[n + 1].target = 0;		/* FALSE */
-	prog[n - 1].target = n;
-	prog[n - 1].when_to_branch = false;
-
-	/* Second pass: a jump to a branch on the same condition takes that branch's target. */
-	for (i = n - 1; i--;) {
-		int target = prog[i].target;
-
-		/*
-		 * A trailing && or || leaves a target at -1: the kernel reads prog[-1]
-		 * here, then rejects the program in the third pass (EINVAL, no message:
-		 * "Error: (0)"). We do not read it and reject the same way.
-		 */
-		if (target < 0)
-			continue;
-		if (prog[i].when_to_branch == prog[target].when_to_branch)
-			prog[i].target = prog[target].target;
-	}
-	/* Third pass: fold the inverts into the branch conditions. */
-	for (i = 0; i < n; i++) {
-		prog[i].when_to_branch = inverts[i] ^ prog[i].when_to_branch;
-		if (prog[i].target <= i) {
-			ret = -EINVAL;	/* the kernel WARNs: the program must move forward */
-			goto out_free;
-		}
-	}
+	ret = link_passes(prog, inverts, n);
+	if (ret)
+		goto out_free;
 	fp->nr_preds = n;
 	free(op_stack);
 	free(inverts);
