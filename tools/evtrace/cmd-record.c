@@ -56,6 +56,7 @@
 
 #include "control/ctl_client.h"
 #include "evtrace-cmd.h"
+#include "evtrace-ctf.h"
 #include "evtrace-journal.h"
 #include "evtrace-net.h"
 #include "evtrace-rectime.h"
@@ -146,6 +147,8 @@ struct rec {
 	bool date; /* --date: the file gets a DATE option (record-time.c) */
 	const char *net;  /* -N HOST:PORT: the file is sent to trace-cmd listen (record-net.c) */
 	bool net_failed;
+	const char *ctf; /* --format=ctf: the directory (-o); the recording is ctf_dat in it */
+	char *ctf_dat;
 	struct rec_src **src;
 	int nsrc, srccap;
 	struct rec_src *first; /* the first source set up: page size, clock */
@@ -187,6 +190,7 @@ static void rec_usage(FILE *f)
 		"  -f, --filter EXPR     filter for the -e before it (the kernel's grammar)\n"
 		"  -T, --trigger CMD     trigger for the -e before it (repeatable)\n"
 		"  -o, --output FILE     the file (default trace.dat)\n"
+		"  --format=ctf          a CTF trace in the directory -o names (record-ctf.c)\n"
 		"  -p, --pid PID         attach to a running process (repeatable: one file, the\n"
 		"                        processes merged by time stamp)\n"
 		"  -N HOST:PORT          then send the file to trace-cmd listen -p PORT there\n"
@@ -1645,12 +1649,14 @@ static int rec_end(struct rec *r, int ret)
 
 		r->net_failed = cmd_net_send(r->net, &nf) != 0; /* the local file stays */
 	}
+	if (r->ctf && cmd_record_ctf(r->ctf, r->output, RECORD_CTF_JOURNAL))
+		r->net_failed = true; /* the trace.dat stays, said */
 	rj_summary_free(&sum);
 	rec_unmatched(r);
 	if (!r->quiet)
 		fprintf(stderr,
 			"evtrace: %s: %s: %llu events of %d process%s on %u CPUs, %llu lost\n",
-			verb, r->output, (unsigned long long)sum.records, sum.in_file,
+			verb, r->ctf ? r->ctf : r->output, (unsigned long long)sum.records, sum.in_file,
 			sum.in_file > 1 ? "es" : "", sum.cpus, (unsigned long long)losses(r));
 	return ret || r->j.err || r->fault || r->net_failed ? 1 : 0;
 }
@@ -1712,6 +1718,7 @@ static int rec_parse(struct rec *r, int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "date", no_argument, NULL, 'D' },
 		{ "net", required_argument, NULL, 'N' },
+		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1772,6 +1779,13 @@ static int rec_parse(struct rec *r, int argc, char **argv)
 		case 'N':
 			r->net = optarg;
 			break;
+		case 'F':
+			if (strcmp(optarg, "ctf") && strcmp(optarg, "tracedat")) {
+				cmd_error("record: unknown format '%s' (tracedat or ctf)", optarg);
+				return 2;
+			}
+			r->ctf = optarg[0] == 'c' ? "" : NULL;
+			break;
 		case 'h':
 			rec_usage(stdout);
 			return 0;
@@ -1788,6 +1802,18 @@ static int rec_parse(struct rec *r, int argc, char **argv)
 			cmd_error("record: one event per -e, not '%s'", r->ev[i].spec);
 			return 2;
 		}
+	if (r->ctf && !strcmp(r->output, "trace.dat")) {
+		cmd_error("record: --format=ctf writes a directory: name it with -o DIR");
+		return 2;
+	}
+	if (r->ctf) { /* the recording goes into the directory, exported at the end */
+		r->ctf = r->output;
+		r->ctf_dat = malloc(strlen(r->ctf) + sizeof(RECORD_CTF_JOURNAL) + 1);
+		if (!r->ctf_dat || cmd_record_ctf_setup(r->ctf, r->ctf_dat, strlen(r->ctf) +
+							sizeof(RECORD_CTF_JOURNAL) + 1))
+			return 1;
+		r->output = r->ctf_dat;
+	}
 	return -1;
 }
 
@@ -1890,10 +1916,12 @@ int cmd_record(int argc, char **argv)
 	if (ret >= 0) {
 		if (ret == 2)
 			rec_usage(stderr);
+		free(r->ctf_dat);
 		free(r);
 		return ret;
 	}
 	ret = rec_run(r, argv + optind);
+	free(r->ctf_dat);
 	free(r);
 	return ret;
 }
