@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "evtrace-cmd.h"
+#include "evtrace-ctf.h"
 #include "evtrace-record.h"
 
 static void rec_usage(FILE *f)
@@ -30,6 +31,7 @@ static void rec_usage(FILE *f)
 		"  -f, --filter EXPR     filter for the -e before it (the kernel's grammar)\n"
 		"  -T, --trigger CMD     trigger for the -e before it (repeatable)\n"
 		"  -o, --output FILE     the file (default trace.dat)\n"
+		"  --format=ctf          a CTF trace in the directory -o names (record-ctf.c)\n"
 		"  -p, --pid PID         attach to a running process (repeatable: one file, the\n"
 		"                        processes merged by time stamp)\n"
 		"  -N HOST:PORT          then send the file to trace-cmd listen -p PORT there\n"
@@ -99,6 +101,7 @@ static int rec_parse(struct rec *r, int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "date", no_argument, NULL, 'D' },
 		{ "net", required_argument, NULL, 'N' },
+		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -159,6 +162,13 @@ static int rec_parse(struct rec *r, int argc, char **argv)
 		case 'N':
 			r->net = optarg;
 			break;
+		case 'F':
+			if (strcmp(optarg, "ctf") && strcmp(optarg, "tracedat")) {
+				cmd_error("record: unknown format '%s' (tracedat or ctf)", optarg);
+				return 2;
+			}
+			r->ctf = optarg[0] == 'c' ? "" : NULL;
+			break;
 		case 'h':
 			rec_usage(stdout);
 			return 0;
@@ -175,6 +185,19 @@ static int rec_parse(struct rec *r, int argc, char **argv)
 			cmd_error("record: one event per -e, not '%s'", r->ev[i].spec);
 			return 2;
 		}
+	if (r->ctf && !strcmp(r->output, "trace.dat")) {
+		cmd_error("record: --format=ctf writes a directory: name it with -o DIR");
+		return 2;
+	}
+	if (r->ctf) { /* the recording goes into the directory, exported at the end */
+		size_t len = strlen(r->output) + sizeof(RECORD_CTF_JOURNAL) + 1;
+
+		r->ctf = r->output;
+		r->ctf_dat = malloc(len);
+		if (!r->ctf_dat || cmd_record_ctf_setup(r->ctf, r->ctf_dat, len))
+			return 1;
+		r->output = r->ctf_dat;
+	}
 	return -1;
 }
 
@@ -241,10 +264,12 @@ int cmd_record(int argc, char **argv)
 	if (ret >= 0) {
 		if (ret == 2)
 			rec_usage(stderr);
+		free(r->ctf_dat);
 		free(r);
 		return ret;
 	}
 	ret = rec_run(r, argv + optind);
+	free(r->ctf_dat);
 	free(r);
 	return ret;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "evtrace-cmd.h"
+#include "evtrace-ctf.h"
 #include "evtrace-net.h"
 #include "evtrace-record.h"
 
@@ -164,12 +165,14 @@ int rec_end(struct rec *r, int ret)
 
 		r->net_failed = cmd_net_send(r->net, &nf) != 0; /* the local file stays */
 	}
+	if (r->ctf && cmd_record_ctf(r->ctf, r->output, RECORD_CTF_JOURNAL))
+		r->net_failed = true; /* the trace.dat stays, said */
 	rj_summary_free(&sum);
 	rec_unmatched(r);
 	if (!r->quiet)
 		fprintf(stderr,
 			"evtrace: %s: %s: %llu events of %d process%s on %u CPUs, %llu lost\n",
-			verb, r->output, (unsigned long long)sum.records, sum.in_file,
+			verb, r->ctf ? r->ctf : r->output, (unsigned long long)sum.records, sum.in_file,
 			sum.in_file > 1 ? "es" : "", sum.cpus, (unsigned long long)rec_losses(r));
 	return ret || r->j.err || r->fault || r->net_failed ? 1 : 0;
 }

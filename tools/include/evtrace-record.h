@@ -138,6 +138,8 @@ struct rec {
 	bool date; /* --date: the file gets a DATE option (record-time.c) */
 	const char *net;  /* -N HOST:PORT: the file is sent to trace-cmd listen (record-net.c) */
 	bool net_failed;
+	const char *ctf; /* --format=ctf: the directory (-o); the recording is ctf_dat in it */
+	char *ctf_dat;
 	struct rec_src **src;
 	int nsrc, srccap;
 	struct rec_src *first; /* the first source set up: page size, clock */
