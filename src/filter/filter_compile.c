@@ -472,11 +472,6 @@ out:
 }
 
 /*
- * parse_pred() of the kernel: one `field op value` at @str, whose first
- * character is at offset @pos - 1 of the expression (the kernel's positions
- * are one past it, and so are ours). Return the bytes consumed, or < 0.
- */
-/*
  * The number str[s..i) into @buf, NUL-terminated, for k_strtoull()/k_strtoll(); false (the
  * error set at @pos + i) when it is too long for @buf.
  */
@@ -501,12 +496,351 @@ static void need_len(struct filter_prog *prog, unsigned int need)
 		prog->min_len = need;
 }
 
+/**
+ * pred_function() - the operand of `field.function ==/!= value`
+ * @ps:    the parse state (its error, its program's min_len)
+ * @str:   the predicate's text
+ * @pos:   the position of @str in the expression, one-based as the kernel's
+ * @i:     the offset in @str of the operand: an address or the name of a function
+ * @field: the field (a word: the address an event recorded)
+ * @pred:  the predicate: op set; fn, val and val2 (the function's range) filled here
+ *
+ * Context: under the filter's parse (no lock of the filter layer).
+ * Return: the offset in @str past the operand, or a negative errno (the error set in @ps).
+ */
+static int pred_function(struct parse_state *ps, const char *str, int pos, int i,
+			 const struct pfield *field, struct filter_pred *pred)
+{
+	uint64_t ip, start, end;
+	char num_buf[24];
+	int s = i;
+
+	if (field->size != sizeof(long)) {
+		parse_error(ps, FE_ILLEGAL_FIELD_OP, pos + i);
+		return -EINVAL;
+	}
+	if (pred->op != FOP_EQ && pred->op != FOP_NE) {
+		parse_error(ps, FE_INVALID_OP, pos + i);
+		return -EINVAL;
+	}
+	if (k_isdigit(str[i])) {
+		while (k_isalnum(str[i]))
+			i++;
+		if (!copy_number(ps, str, s, i, pos, num_buf, sizeof(num_buf)))
+			return -EINVAL;
+		if (k_strtoull(num_buf, &ip)) {
+			parse_error(ps, FE_INVALID_VALUE, pos + i);
+			return -EINVAL;
+		}
+	} else {
+		char *name;
+
+		while (str[i] && !k_isspace(str[i]))
+			i++;
+		name = strndup(str + s, (size_t)(i - s));
+		if (!name)
+			return -ENOMEM;
+		ip = elfsym_lookup_name(name);
+		free(name);
+		if (!ip) {
+			parse_error(ps, FE_NO_FUNCTION, pos + i);
+			return -EINVAL;
+		}
+	}
+	if (!elfsym_func_range(ip, &start, &end)) {
+		parse_error(ps, FE_NO_FUNCTION, pos + i);
+		return -EINVAL;
+	}
+	pred->fn = FFN_FUNCTION;
+	pred->val = start;
+	pred->val2 = end;
+	need_len(ps->prog, field->offset + 8u);
+	return i;
+}
+
+/**
+ * pred_cpus_fn() - the function of a CPUS{} predicate
+ * @ps:     the parse state (its program)
+ * @field:  the field
+ * @weight: how many CPUs the mask has
+ * @first:  the first of them
+ * @pred:   the predicate, its mask set: fn filled here
+ *
+ * One CPU is a plain comparison with it (the mask freed), several a mask test of the field
+ * (or of the CPU).
+ *
+ * Context: under the filter's parse (no lock of the filter layer).
+ */
+static void pred_cpus_fn(struct parse_state *ps, const struct pfield *field, int weight,
+			 uint64_t first, struct filter_pred *pred)
+{
+	if (weight == 1) {
+		/* One CPU: a plain comparison with it. */
+		pred->val = first;
+		free(pred->mask);
+		pred->mask = NULL;
+		pred->nr_mask_bits = 0;
+		if (pred->op == FOP_BAND)
+			pred->op = FOP_EQ;
+	}
+	if (field->type == FT_CPU) {
+		pred->fn = weight == 1 ? FFN_CPU : FFN_CPU_MASK;
+		ps->prog->needs_ctx = true;
+		return;
+	}
+	if (weight == 1) {
+		pred->fn = comparison_fn(pred->op, field->size, false);
+		if (pred->op == FOP_NE)
+			pred->not = 1;
+	} else {
+		switch (field->size) {
+		case 8: pred->fn = FFN_MASK64; break;
+		case 4: pred->fn = FFN_MASK32; break;
+		case 2: pred->fn = FFN_MASK16; break;
+		case 1: pred->fn = FFN_MASK8; break;
+		default: pred->fn = FFN_NOP; break;
+		}
+	}
+	if (pred->fn != FFN_NOP)
+		need_len(ps->prog, field->offset + field->size);
+}
+
+/**
+ * pred_cpus() - the operand `CPUS{list}` of `cpu`-like fields, `==`, `!=` or `&`
+ * @ps:    the parse state (its error, its nr_cpus, its program)
+ * @str:   the predicate's text
+ * @pos:   the position of @str in the expression, one-based as the kernel's
+ * @i:     the offset in @str of "CPUS"
+ * @field: the field (the generic `cpu`, or a number field)
+ * @pred:  the predicate: op set; fn, mask or val filled here
+ *
+ * Context: under the filter's parse (no lock of the filter layer).
+ * Return: the offset in @str past the "}", or a negative errno (the error set in @ps).
+ */
+static int pred_cpus(struct parse_state *ps, const char *str, int pos, int i,
+		     const struct pfield *field, struct filter_pred *pred)
+{
+	unsigned int nbits = (unsigned int)ps->nr_cpus;
+	int maskstart, weight = 0;
+	uint64_t first = 0;
+	char *tmp;
+	int err;
+
+	if (field->type != FT_CPU && field->type != FT_OTHER) {
+		parse_error(ps, FE_ILLEGAL_FIELD_OP, pos + i);
+		return -EINVAL;
+	}
+	if (pred->op != FOP_EQ && pred->op != FOP_NE && pred->op != FOP_BAND) {
+		parse_error(ps, FE_ILLEGAL_FIELD_OP, pos + i);
+		return -EINVAL;
+	}
+	i += 4;
+	if (str[i++] != '{') {
+		parse_error(ps, FE_MISSING_BRACE_OPEN, pos + i);
+		return -EINVAL;
+	}
+	maskstart = i;
+	while (str[i] && str[i] != '}')
+		i++;
+	if (str[i] != '}') {
+		parse_error(ps, FE_MISSING_BRACE_CLOSE, pos + i);
+		return -EINVAL;
+	}
+	if (maskstart == i) {
+		parse_error(ps, FE_INVALID_CPULIST, pos + i);
+		return -EINVAL;
+	}
+	tmp = strndup(str + maskstart, (size_t)(i - maskstart));
+	pred->nr_mask_bits = nbits;
+	pred->mask = calloc((nbits + 63) / 64, sizeof(uint64_t));
+	if (!tmp || !pred->mask) {
+		free(tmp);
+		return -ENOMEM;
+	}
+	err = parse_cpulist(tmp, pred->mask, nbits);
+	free(tmp);
+	if (err) {
+		parse_error(ps, FE_INVALID_CPULIST, pos + i);
+		return -EINVAL;
+	}
+	i++;
+	for (unsigned int b = 0; b < nbits; b++) {
+		if (pred->mask[b / 64] >> (b % 64) & 1) {
+			if (!weight++)
+				first = b;
+		}
+	}
+	pred_cpus_fn(ps, field, weight, first, pred);
+	return i;
+}
+
+/**
+ * pred_string_fn() - the function that compares a string field
+ * @ps:    the parse state (its program: its min_len and needs_ctx)
+ * @field: the field, a string of one of the types of is_string_field()
+ * @pred:  the predicate: fn (and field_len) filled here
+ *
+ * Also raises the program's min_len to the bytes the function reads from a record.
+ *
+ * Context: under the filter's parse (no lock of the filter layer).
+ */
+static void pred_string_fn(struct parse_state *ps, const struct pfield *field,
+			   struct filter_pred *pred)
+{
+	switch (field->type) {
+	case FT_COMM:
+		pred->fn = FFN_COMM;
+		ps->prog->needs_ctx = true;
+		break;
+	case FT_STATIC_STRING:
+		pred->fn = FFN_STRING;
+		pred->field_len = (uint16_t)field->size;
+		break;
+	case FT_DYN_STRING:
+		pred->fn = FFN_STRLOC;
+		break;
+	case FT_RDYN_STRING:
+		pred->fn = FFN_STRRELLOC;
+		break;
+	default:
+		/* char *: .ustring or not, a pointer into this process, copied safely */
+		pred->fn = FFN_PCHAR;
+		break;
+	}
+	if (pred->fn == FFN_PCHAR)
+		need_len(ps->prog, field->offset + (unsigned int)sizeof(void *));
+	else if (pred->fn == FFN_STRING)
+		need_len(ps->prog, field->offset + field->size);
+	else if (pred->fn != FFN_COMM)
+		need_len(ps->prog, field->offset + 4u); /* the data_loc word */
+}
+
+/**
+ * pred_string() - a quoted operand ('...' or "...") of a string field: `==`, `!=` or `~`
+ * @ps:    the parse state (its error, its program)
+ * @str:   the predicate's text
+ * @pos:   the position of @str in the expression, one-based as the kernel's
+ * @i:     the offset in @str of the opening quote
+ * @field: the field
+ * @pred:  the predicate: op set; fn, not, pattern and its match type filled here
+ *
+ * Context: under the filter's parse (no lock of the filter layer).
+ * Return: the offset in @str past the closing quote, or a negative errno (the error set in @ps).
+ */
+static int pred_string(struct parse_state *ps, const char *str, int pos, int i,
+		       const struct pfield *field, struct filter_pred *pred)
+{
+	char q = str[i];
+	int s = i, len;
+
+	switch (pred->op) {
+	case FOP_NE:
+		pred->not = 1;
+		/* fall through */
+	case FOP_GLOB:
+	case FOP_EQ:
+		break;
+	default:
+		parse_error(ps, FE_ILLEGAL_FIELD_OP, pos + i);
+		return -EINVAL;
+	}
+	if (!is_string_field(field)) {
+		parse_error(ps, FE_EXPECT_DIGIT, pos + i);
+		return -EINVAL;
+	}
+	for (i++; str[i]; i++)
+		if (str[i] == q)
+			break;
+	if (!str[i]) {
+		parse_error(ps, FE_MISSING_QUOTE, pos + i);
+		return -EINVAL;
+	}
+	s++;
+	len = i - s;
+	if (len >= FILTER_MAX_STR_VAL) {
+		parse_error(ps, FE_OPERAND_TOO_LONG, pos + i);
+		return -EINVAL;
+	}
+	pred->pattern = strndup(str + s, (size_t)len);
+	if (!pred->pattern)
+		return -ENOMEM;
+	pred->plen = (uint32_t)len;
+	build_regex(pred);
+	pred_string_fn(ps, field, pred);
+	return i + 1;
+}
+
+/**
+ * pred_number() - a number operand (decimal, 0x hex or 0 octal, signed for a signed field)
+ * @ps:    the parse state (its error, its program)
+ * @str:   the predicate's text
+ * @pos:   the position of @str in the expression, one-based as the kernel's
+ * @i:     the offset in @str of the number (a digit or '-')
+ * @field: the field (not a string)
+ * @pred:  the predicate: op set; fn, not and val filled here
+ *
+ * Context: under the filter's parse (no lock of the filter layer).
+ * Return: the offset in @str past the number, or a negative errno (the error set in @ps).
+ */
+static int pred_number(struct parse_state *ps, const char *str, int pos, int i,
+		       const struct pfield *field, struct filter_pred *pred)
+{
+	char num_buf[24];
+	int s = i, ret;
+	uint64_t val;
+
+	if (is_string_field(field)) {
+		parse_error(ps, FE_EXPECT_STRING, pos + i);
+		return -EINVAL;
+	}
+	if (pred->op == FOP_GLOB) {
+		parse_error(ps, FE_ILLEGAL_FIELD_OP, pos + i);
+		return -EINVAL;
+	}
+	if (str[i] == '-')
+		i++;
+	while (k_isalnum(str[i]))
+		i++;
+	if (!copy_number(ps, str, s, i, pos, num_buf, sizeof(num_buf)))
+		return -EINVAL;
+	ret = field->is_signed ? k_strtoll(num_buf, &val) : k_strtoull(num_buf, &val);
+	if (ret) {
+		parse_error(ps, FE_ILLEGAL_INTVAL, pos + s);
+		return -EINVAL;
+	}
+	pred->val = val;
+	if (field->type == FT_CPU) {
+		pred->fn = FFN_CPU;
+		ps->prog->needs_ctx = true;
+	} else {
+		pred->fn = comparison_fn(pred->op, field->size, field->is_signed);
+		if (pred->op == FOP_NE)
+			pred->not = 1;
+		if (pred->fn != FFN_NOP)
+			need_len(ps->prog, field->offset + field->size);
+	}
+	return i;
+}
+
+/**
+ * parse_pred() - parse_pred() of the kernel: one `field op value`
+ * @ps:   the parse state
+ * @str:  the predicate's text
+ * @pos:  the position of @str's first character in the expression, plus one (the kernel's
+ *        positions are one past it, and so are ours)
+ * @pred: the predicate, filled here
+ *
+ * The field and its suffix, the operator, then the operand by its kind (pred_function(),
+ * pred_cpus(), pred_string(), pred_number()).
+ *
+ * Context: under the filter's parse (no lock of the filter layer).
+ * Return: the bytes of @str consumed, or < 0 (-1: no field name, the kernel's -EPERM without
+ * a message).
+ */
 static int parse_pred(struct parse_state *ps, const char *str, int pos, struct filter_pred *pred)
 {
-	bool function = false, ustring = false;
+	bool function = false;
 	struct pfield field;
-	char num_buf[24];
-	uint64_t val;
 	int i = 0, s, len, op;
 
 	while (k_isspace(str[i]))
@@ -522,10 +856,9 @@ static int parse_pred(struct parse_state *ps, const char *str, int pos, struct f
 		parse_error(ps, FE_FIELD_NOT_FOUND, pos + i);
 		return -EINVAL;
 	}
-	if (!strncmp(str + i, ".ustring", 8)) {
-		ustring = true;
+	/* .ustring: a char * read as a user-space string, which every char * is here */
+	if (!strncmp(str + i, ".ustring", 8))
 		i += 8;
-	}
 	if (!strncmp(str + i, ".function", 9)) {
 		function = true;
 		i += 9;
@@ -542,239 +875,21 @@ static int parse_pred(struct parse_state *ps, const char *str, int pos, struct f
 	i += (int)strlen(filter_ops[op]);
 	while (k_isspace(str[i]))
 		i++;
-	s = i;
 
 	memset(pred, 0, sizeof(*pred));
 	pred->offset = (uint16_t)field.offset;
 	pred->op = (uint8_t)op;
 
-	if (function) {
-		uint64_t ip, start, end;
-
-		if (field.size != sizeof(long)) {
-			parse_error(ps, FE_ILLEGAL_FIELD_OP, pos + i);
-			return -EINVAL;
-		}
-		if (op != FOP_EQ && op != FOP_NE) {
-			parse_error(ps, FE_INVALID_OP, pos + i);
-			return -EINVAL;
-		}
-		if (k_isdigit(str[i])) {
-			while (k_isalnum(str[i]))
-				i++;
-			if (!copy_number(ps, str, s, i, pos, num_buf, sizeof(num_buf)))
-				return -EINVAL;
-			if (k_strtoull(num_buf, &ip)) {
-				parse_error(ps, FE_INVALID_VALUE, pos + i);
-				return -EINVAL;
-			}
-		} else {
-			char *name;
-
-			s = i;
-			while (str[i] && !k_isspace(str[i]))
-				i++;
-			name = strndup(str + s, (size_t)(i - s));
-			if (!name)
-				return -ENOMEM;
-			ip = elfsym_lookup_name(name);
-			free(name);
-			if (!ip) {
-				parse_error(ps, FE_NO_FUNCTION, pos + i);
-				return -EINVAL;
-			}
-		}
-		if (!elfsym_func_range(ip, &start, &end)) {
-			parse_error(ps, FE_NO_FUNCTION, pos + i);
-			return -EINVAL;
-		}
-		pred->fn = FFN_FUNCTION;
-		pred->val = start;
-		pred->val2 = end;
-		need_len(ps->prog, field.offset + 8u);
-	} else if (!strncmp(str + i, "CPUS", 4)) {
-		int maskstart, weight = 0;
-		unsigned int nbits = (unsigned int)ps->nr_cpus;
-		uint64_t first = 0;
-		char *tmp;
-		int err;
-
-		if (field.type != FT_CPU && field.type != FT_OTHER) {
-			parse_error(ps, FE_ILLEGAL_FIELD_OP, pos + i);
-			return -EINVAL;
-		}
-		if (op != FOP_EQ && op != FOP_NE && op != FOP_BAND) {
-			parse_error(ps, FE_ILLEGAL_FIELD_OP, pos + i);
-			return -EINVAL;
-		}
-		i += 4;
-		if (str[i++] != '{') {
-			parse_error(ps, FE_MISSING_BRACE_OPEN, pos + i);
-			return -EINVAL;
-		}
-		maskstart = i;
-		while (str[i] && str[i] != '}')
-			i++;
-		if (str[i] != '}') {
-			parse_error(ps, FE_MISSING_BRACE_CLOSE, pos + i);
-			return -EINVAL;
-		}
-		if (maskstart == i) {
-			parse_error(ps, FE_INVALID_CPULIST, pos + i);
-			return -EINVAL;
-		}
-		tmp = strndup(str + maskstart, (size_t)(i - maskstart));
-		pred->nr_mask_bits = nbits;
-		pred->mask = calloc((nbits + 63) / 64, sizeof(uint64_t));
-		if (!tmp || !pred->mask) {
-			free(tmp);
-			return -ENOMEM;
-		}
-		err = parse_cpulist(tmp, pred->mask, nbits);
-		free(tmp);
-		if (err) {
-			parse_error(ps, FE_INVALID_CPULIST, pos + i);
-			return -EINVAL;
-		}
-		i++;
-		for (unsigned int b = 0; b < nbits; b++) {
-			if (pred->mask[b / 64] >> (b % 64) & 1) {
-				if (!weight++)
-					first = b;
-			}
-		}
-		if (weight == 1) {
-			/* One CPU: a plain comparison with it. */
-			pred->val = first;
-			free(pred->mask);
-			pred->mask = NULL;
-			pred->nr_mask_bits = 0;
-			if (pred->op == FOP_BAND)
-				pred->op = FOP_EQ;
-		}
-		if (field.type == FT_CPU) {
-			pred->fn = weight == 1 ? FFN_CPU : FFN_CPU_MASK;
-			ps->prog->needs_ctx = true;
-		} else {
-			if (weight == 1) {
-				pred->fn = comparison_fn(pred->op, field.size, false);
-				if (pred->op == FOP_NE)
-					pred->not = 1;
-			} else {
-				switch (field.size) {
-				case 8: pred->fn = FFN_MASK64; break;
-				case 4: pred->fn = FFN_MASK32; break;
-				case 2: pred->fn = FFN_MASK16; break;
-				case 1: pred->fn = FFN_MASK8; break;
-				default: pred->fn = FFN_NOP; break;
-				}
-			}
-			if (pred->fn != FFN_NOP)
-				need_len(ps->prog, field.offset + field.size);
-		}
-	} else if (str[i] == '\'' || str[i] == '"') {
-		char q = str[i];
-
-		switch (op) {
-		case FOP_NE:
-			pred->not = 1;
-			/* fall through */
-		case FOP_GLOB:
-		case FOP_EQ:
-			break;
-		default:
-			parse_error(ps, FE_ILLEGAL_FIELD_OP, pos + i);
-			return -EINVAL;
-		}
-		if (!is_string_field(&field)) {
-			parse_error(ps, FE_EXPECT_DIGIT, pos + i);
-			return -EINVAL;
-		}
-		for (i++; str[i]; i++)
-			if (str[i] == q)
-				break;
-		if (!str[i]) {
-			parse_error(ps, FE_MISSING_QUOTE, pos + i);
-			return -EINVAL;
-		}
-		s++;
-		len = i - s;
-		if (len >= FILTER_MAX_STR_VAL) {
-			parse_error(ps, FE_OPERAND_TOO_LONG, pos + i);
-			return -EINVAL;
-		}
-		pred->pattern = strndup(str + s, (size_t)len);
-		if (!pred->pattern)
-			return -ENOMEM;
-		pred->plen = (uint32_t)len;
-		build_regex(pred);
-
-		switch (field.type) {
-		case FT_COMM:
-			pred->fn = FFN_COMM;
-			ps->prog->needs_ctx = true;
-			break;
-		case FT_STATIC_STRING:
-			pred->fn = FFN_STRING;
-			pred->field_len = (uint16_t)field.size;
-			break;
-		case FT_DYN_STRING:
-			pred->fn = FFN_STRLOC;
-			break;
-		case FT_RDYN_STRING:
-			pred->fn = FFN_STRRELLOC;
-			break;
-		default:
-			/* char *: .ustring or not, a pointer into this process, copied safely */
-			(void)ustring;
-			pred->fn = FFN_PCHAR;
-			break;
-		}
-		if (pred->fn == FFN_PCHAR)
-			need_len(ps->prog, field.offset + (unsigned int)sizeof(void *));
-		else if (pred->fn == FFN_STRING)
-			need_len(ps->prog, field.offset + field.size);
-		else if (pred->fn != FFN_COMM)
-			need_len(ps->prog, field.offset + 4u); /* the data_loc word */
-		i++;
-	} else if (k_isdigit(str[i]) || str[i] == '-') {
-		int ret;
-
-		if (is_string_field(&field)) {
-			parse_error(ps, FE_EXPECT_STRING, pos + i);
-			return -EINVAL;
-		}
-		if (op == FOP_GLOB) {
-			parse_error(ps, FE_ILLEGAL_FIELD_OP, pos + i);
-			return -EINVAL;
-		}
-		if (str[i] == '-')
-			i++;
-		while (k_isalnum(str[i]))
-			i++;
-		if (!copy_number(ps, str, s, i, pos, num_buf, sizeof(num_buf)))
-			return -EINVAL;
-		ret = field.is_signed ? k_strtoll(num_buf, &val) : k_strtoull(num_buf, &val);
-		if (ret) {
-			parse_error(ps, FE_ILLEGAL_INTVAL, pos + s);
-			return -EINVAL;
-		}
-		pred->val = val;
-		if (field.type == FT_CPU) {
-			pred->fn = FFN_CPU;
-			ps->prog->needs_ctx = true;
-		} else {
-			pred->fn = comparison_fn(op, field.size, field.is_signed);
-			if (op == FOP_NE)
-				pred->not = 1;
-			if (pred->fn != FFN_NOP)
-				need_len(ps->prog, field.offset + field.size);
-		}
-	} else {
-		parse_error(ps, FE_INVALID_VALUE, pos + i);
-		return -EINVAL;
-	}
-	return i;
+	if (function)
+		return pred_function(ps, str, pos, i, &field, pred);
+	if (!strncmp(str + i, "CPUS", 4))
+		return pred_cpus(ps, str, pos, i, &field, pred);
+	if (str[i] == '\'' || str[i] == '"')
+		return pred_string(ps, str, pos, i, &field, pred);
+	if (k_isdigit(str[i]) || str[i] == '-')
+		return pred_number(ps, str, pos, i, &field, pred);
+	parse_error(ps, FE_INVALID_VALUE, pos + i);
+	return -EINVAL;
 }
 
 /* ---- the two sweeps -------------------------------------------------------------------------- */

@@ -598,7 +598,6 @@ static int parse_cmdlines(struct evt_tracedat *td, const char *text, size_t len)
 	return 0;
 }
 
-/* The clock in brackets of a trace_clock text. */
 /*
  * The DATE option (trace-cmd record --date): text, "0x" and the hex number of
  * microseconds to add to a time stamp to get CLOCK_REALTIME (trace-cmd's
@@ -628,6 +627,7 @@ static void parse_date(struct evt_tracedat *td, const unsigned char *data, uint3
 	td->date_ns = (long long)v * 1000;
 }
 
+/* The clock in brackets of a trace_clock text. */
 static void parse_clock(struct evt_tracedat *td, const unsigned char *text, size_t len)
 {
 	const unsigned char *o = memchr(text, '[', len), *c;
@@ -682,130 +682,289 @@ static int read_cpu_table(struct rd *r)
 	return 0;
 }
 
-static int parse(struct evt_tracedat *td)
+/**
+ * read_initial() - the file's first bytes
+ * @r: the reader, at offset 0
+ *
+ * The magic, the version (6 only), the byte order (the host's only: the pages are read in
+ * place) and the size of a long, and the page size (into r->td).
+ *
+ * Context: evt_tracedat_open*(), on a file no one else sees yet.
+ * Return: 0, or a negative errno (td->err says where and why).
+ */
+static int read_initial(struct rd *r)
 {
-	uint64_t buffer_at = 0;
-	size_t buffer_opt_at = 0;
-	struct rd r = { .td = td };
+	struct evt_tracedat *td = r->td;
 	const unsigned char *p;
-	const char *s, *ver;
-	size_t len, at;
 	unsigned long psize;
-	int cap = 0, ret;
-	uint32_t n;
+	uint16_t one = 1;
+	const char *ver;
+	bool host_be;
+	size_t at;
 
-	p = rd_get(&r, 10, "magic");
+	p = rd_get(r, 10, "magic");
 	if (!p)
-		return r.error;
+		return r->error;
 	if (memcmp(p, "\x17\x08\x44tracing", 10)) {
-		rd_fail(&r, 0, "not a trace.dat file (bad magic)");
-		return r.error;
+		rd_fail(r, 0, "not a trace.dat file (bad magic)");
+		return r->error;
 	}
-	at = r.pos;
-	ver = rd_str(&r, "version");
+	at = r->pos;
+	ver = rd_str(r, "version");
 	if (!ver)
-		return r.error;
+		return r->error;
 	if (strcmp(ver, "6")) {
 		snprintf(td->err, sizeof(td->err),
 			 "offset %zu: file version %.8s: only version 6 is read "
 			 "(trace-cmd convert --file-version 6 --compression none)", at, ver);
 		return -EPROTO;
 	}
-	p = rd_get(&r, 2, "byte order and long size");
+	p = rd_get(r, 2, "byte order and long size");
 	if (!p)
-		return r.error;
+		return r->error;
 	if (p[0] > 1) {
-		rd_fail(&r, r.pos - 2, "bad byte order %u", p[0]);
-		return r.error;
+		rd_fail(r, r->pos - 2, "bad byte order %u", p[0]);
+		return r->error;
 	}
-	{
-		uint16_t one = 1;
-		bool host_be = *(unsigned char *)&one == 0;
-
-		td->big = p[0] == 1;	/* rd_uint assembles per the file's order */
-		/* pages are read in place, in the host's order */
-		if (td->big != host_be) {
-			snprintf(td->err, sizeof(td->err),
-				 "offset %zu: a %s-endian file (only the host's order is read)",
-				 r.pos - 2, td->big ? "big" : "little");
-			return -EPROTO;
-		}
+	host_be = *(unsigned char *)&one == 0;
+	td->big = p[0] == 1; /* rd_uint assembles per the file's order */
+	/* pages are read in place, in the host's order */
+	if (td->big != host_be) {
+		snprintf(td->err, sizeof(td->err),
+			 "offset %zu: a %s-endian file (only the host's order is read)", r->pos - 2,
+			 td->big ? "big" : "little");
+		return -EPROTO;
 	}
-	at = r.pos;
-	psize = rd_u32(&r, "page size");
-	if (r.error)
-		return r.error;
+	at = r->pos;
+	psize = rd_u32(r, "page size");
+	if (r->error)
+		return r->error;
 	if (psize < 256 || psize > (1ul << 24) || (psize & (psize - 1))) {
-		rd_fail(&r, at, "bad page size %lu", psize);
-		return r.error;
+		rd_fail(r, at, "bad page size %lu", psize);
+		return r->error;
 	}
 	td->page_size = (unsigned int)psize;
+	return 0;
+}
 
-	/* header_page: the commit field's size must be 8 (what our page iterator reads) */
-	at = r.pos;
-	s = rd_str(&r, "section name");
+/**
+ * read_headers() - the header_page and header_event sections
+ * @r: the reader, after the initial bytes
+ *
+ * The commit field of header_page must be 8 bytes (what our page iterator reads); header_event
+ * is skipped.
+ *
+ * Context: evt_tracedat_open*(), on a file no one else sees yet.
+ * Return: 0, or a negative errno (td->err says where and why).
+ */
+static int read_headers(struct rd *r)
+{
+	const char *key = "local_t commit;";
+	struct evt_tracedat *td = r->td;
+	const char *s, *t, *e, *c;
+	const unsigned char *p;
+	size_t len, at;
+	long cs = -1;
+
+	at = r->pos;
+	s = rd_str(r, "section name");
 	if (s && strcmp(s, "header_page")) {
-		rd_fail(&r, at, "expected header_page");
-		return r.error;
+		rd_fail(r, at, "expected header_page");
+		return r->error;
 	}
-	at = r.pos + 8;
-	p = rd_blob(&r, 8, &len, "header_page");
+	at = r->pos + 8;
+	p = rd_blob(r, 8, &len, "header_page");
 	if (!p)
-		return r.error;
-	{
-		const char *t = (const char *)p, *e = t + len, *c;
-		const char *key = "local_t commit;";
-		long cs = -1;
-
-		c = len >= strlen(key) ? memmem(t, len, key, strlen(key)) : NULL;
-		if (!c)
-			c = len >= 7 ? memmem(t, len, " commit;", 8) : NULL;
-		if (c)
-			cs = field_num(c, e, "size:");
-		if (cs != 8) {
-			snprintf(td->err, sizeof(td->err),
-				 "offset %zu: header_page %s (only 64-bit pages are read)", at,
-				 len ? "has no 8-byte commit field" : "is empty");
-			return len ? -EPROTO : -EBADMSG;
-		}
+		return r->error;
+	t = (const char *)p;
+	e = t + len;
+	c = len >= strlen(key) ? memmem(t, len, key, strlen(key)) : NULL;
+	if (!c)
+		c = len >= 7 ? memmem(t, len, " commit;", 8) : NULL;
+	if (c)
+		cs = field_num(c, e, "size:");
+	if (cs != 8) {
+		snprintf(td->err, sizeof(td->err),
+			 "offset %zu: header_page %s (only 64-bit pages are read)", at,
+			 len ? "has no 8-byte commit field" : "is empty");
+		return len ? -EPROTO : -EBADMSG;
 	}
-	at = r.pos;
-	s = rd_str(&r, "section name");
+	at = r->pos;
+	s = rd_str(r, "section name");
 	if (s && strcmp(s, "header_event")) {
-		rd_fail(&r, at, "expected header_event");
-		return r.error;
+		rd_fail(r, at, "expected header_event");
+		return r->error;
 	}
-	if (!rd_blob(&r, 8, &len, "header_event"))
-		return r.error;
+	if (!rd_blob(r, 8, &len, "header_event"))
+		return r->error;
+	return 0;
+}
 
-	ret = read_formats(&r, "ftrace", &cap);
+/**
+ * read_events() - the event formats, kallsyms, printk formats and saved cmdlines
+ * @r: the reader, after the headers
+ *
+ * The formats of "ftrace" and of each system, kallsyms and the printk formats (skipped) and
+ * the saved cmdlines (into r->td).
+ *
+ * Context: evt_tracedat_open*(), on a file no one else sees yet.
+ * Return: 0, or a negative errno (td->err says where and why).
+ */
+static int read_events(struct rd *r)
+{
+	struct evt_tracedat *td = r->td;
+	const unsigned char *p;
+	size_t len, at;
+	int cap = 0, ret;
+	uint32_t n;
+
+	ret = read_formats(r, "ftrace", &cap);
 	if (ret)
 		return ret;
-	at = r.pos;
-	n = rd_u32(&r, "system count");
-	if (r.error)
-		return r.error;
-	if (n > (td->len - r.pos) / 5) {
-		rd_fail(&r, at, "%u systems cannot fit in the rest of the file", n);
-		return r.error;
+	at = r->pos;
+	n = rd_u32(r, "system count");
+	if (r->error)
+		return r->error;
+	if (n > (td->len - r->pos) / 5) {
+		rd_fail(r, at, "%u systems cannot fit in the rest of the file", n);
+		return r->error;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		const char *sys = rd_str(&r, "system name");
+		const char *sys = rd_str(r, "system name");
 
 		if (!sys)
-			return r.error;
-		ret = read_formats(&r, sys, &cap);
+			return r->error;
+		ret = read_formats(r, sys, &cap);
 		if (ret)
 			return ret;
 	}
-	if (!rd_blob(&r, 4, &len, "kallsyms"))
-		return r.error;
-	if (!rd_blob(&r, 4, &len, "printk formats"))
-		return r.error;
-	p = rd_blob(&r, 8, &len, "saved cmdlines");
+	if (!rd_blob(r, 4, &len, "kallsyms"))
+		return r->error;
+	if (!rd_blob(r, 4, &len, "printk formats"))
+		return r->error;
+	p = rd_blob(r, 8, &len, "saved cmdlines");
 	if (!p)
-		return r.error;
-	ret = parse_cmdlines(td, (const char *)p, len);
+		return r->error;
+	return parse_cmdlines(td, (const char *)p, len);
+}
+
+/* Where the first BUFFER option says an instance's flyrecord lies (0: none), and the option. */
+struct rd_buffer {
+	uint64_t at;
+	size_t opt_at;
+};
+
+/**
+ * read_options() - the options section, after its "options  " name
+ * @r:   the reader
+ * @buf: the first BUFFER option, filled here when there is one
+ *
+ * The trace clock and the date are kept in r->td, the first BUFFER option's offset in @buf,
+ * and the other options are skipped.
+ *
+ * Context: evt_tracedat_open*(), on a file no one else sees yet.
+ * Return: 0 at the DONE option, or a negative errno (td->err says where and why).
+ */
+static int read_options(struct rd *r, struct rd_buffer *buf)
+{
+	struct evt_tracedat *td = r->td;
+
+	for (;;) {
+		const unsigned char *data;
+		uint32_t id, size;
+		size_t at = r->pos;
+
+		id = rd_u16(r, "option id");
+		if (r->error)
+			return r->error;
+		if (id == TRACEDAT_OPT_DONE)
+			return 0;
+		size = rd_u32(r, "option size");
+		if (r->error)
+			return r->error;
+		if (size > td->len - r->pos) {
+			rd_fail(r, at, "option %u of %u bytes runs past the end", id, size);
+			return r->error;
+		}
+		data = rd_get(r, size, "option");
+		if (!data)
+			return r->error;
+		if (id == TRACEDAT_OPT_TRACECLOCK) {
+			td->have_clock_opt = true;
+			parse_clock(td, data, size);
+		}
+		if (id == TRACEDAT_OPT_DATE)
+			parse_date(td, data, size);
+		if (id == TRACEDAT_OPT_BUFFER && size >= 9 && !buf->at) {
+			struct rd o = { .td = td, .pos = (size_t)(data - td->data) };
+
+			buf->at = rd_u64(&o, "buffer offset");
+			buf->opt_at = at;
+		}
+	}
+}
+
+/**
+ * read_buffer_option() - the CPU table of an instance's flyrecord, when the top one is empty
+ * @r:   the reader, after the top flyrecord's CPU table
+ * @buf: the first BUFFER option of the file (none: buf->at is 0)
+ *
+ * trace-cmd extract -B NAME (and record -B) leave the top buffer empty and put the instance's
+ * pages in a BUFFER option: read the CPU table of the first one then.
+ *
+ * Context: evt_tracedat_open*(), on a file no one else sees yet.
+ * Return: 0, or a negative errno (td->err says where and why).
+ */
+static int read_buffer_option(struct rd *r, const struct rd_buffer *buf)
+{
+	struct evt_tracedat *td = r->td;
+	const unsigned char *p;
+	bool empty = true;
+
+	if (!buf->at)
+		return 0;
+	for (int i = 0; i < td->nr_cpus; i++)
+		empty &= td->cpus[i].size == 0;
+	if (!empty)
+		return 0;
+	if (buf->at > td->len - 10) {
+		rd_fail(r, buf->opt_at,
+			"buffer option offset %" PRIu64 " is past the end of the file", buf->at);
+		return r->error;
+	}
+	r->pos = (size_t)buf->at;
+	p = rd_get(r, 10, "buffer flyrecord");
+	if (p && memcmp(p, "flyrecord", 10))
+		rd_fail(r, (size_t)buf->at, "expected flyrecord of a buffer");
+	if (r->error)
+		return r->error;
+	return read_cpu_table(r);
+}
+
+/**
+ * parse() - a whole version 6 file, section after section
+ * @td: the file, its bytes in td->data
+ *
+ * The initial bytes, the headers, the events and cmdlines, the CPU count, the options, then
+ * the flyrecord's CPU table (or a BUFFER option's).
+ *
+ * Context: evt_tracedat_open*(), on a file no one else sees yet.
+ * Return: 0, or a negative errno (td->err says where and why).
+ */
+static int parse(struct evt_tracedat *td)
+{
+	struct rd_buffer buf = { 0 };
+	struct rd r = { .td = td };
+	const unsigned char *p;
+	size_t at;
+	uint32_t n;
+	int ret;
+
+	ret = read_initial(&r);
+	if (!ret)
+		ret = read_headers(&r);
+	if (!ret)
+		ret = read_events(&r);
 	if (ret)
 		return ret;
 	at = r.pos;
@@ -823,40 +982,9 @@ static int parse(struct evt_tracedat *td)
 	if (!p)
 		return r.error;
 	if (!memcmp(p, "options  ", 10)) {
-		for (;;) {
-			uint32_t id, size;
-			const unsigned char *data;
-
-			at = r.pos;
-			id = rd_u16(&r, "option id");
-			if (r.error)
-				return r.error;
-			if (id == TRACEDAT_OPT_DONE)
-				break;
-			size = rd_u32(&r, "option size");
-			if (r.error)
-				return r.error;
-			if (size > td->len - r.pos) {
-				rd_fail(&r, at, "option %u of %u bytes runs past the end", id,
-					size);
-				return r.error;
-			}
-			data = rd_get(&r, size, "option");
-			if (!data)
-				return r.error;
-			if (id == TRACEDAT_OPT_TRACECLOCK) {
-				td->have_clock_opt = true;
-				parse_clock(td, data, size);
-			}
-			if (id == TRACEDAT_OPT_DATE)
-				parse_date(td, data, size);
-			if (id == TRACEDAT_OPT_BUFFER && size >= 9 && !buffer_at) {
-				struct rd o = { .td = td, .pos = (size_t)(data - td->data) };
-
-				buffer_at = rd_u64(&o, "buffer offset");
-				buffer_opt_at = at;
-			}
-		}
+		ret = read_options(&r, &buf);
+		if (ret)
+			return ret;
 		at = r.pos;
 		p = rd_get(&r, 10, "section name");
 		if (!p)
@@ -881,33 +1009,7 @@ static int parse(struct evt_tracedat *td)
 	ret = read_cpu_table(&r);
 	if (ret)
 		return ret;
-	/*
-	 * trace-cmd extract -B NAME (and record -B) leave the top buffer empty and
-	 * put the instance's pages in a BUFFER option: read the first one then.
-	 */
-	if (buffer_at) {
-		bool empty = true;
-
-		for (int i = 0; i < td->nr_cpus; i++)
-			empty &= td->cpus[i].size == 0;
-		if (empty) {
-			if (buffer_at > td->len - 10) {
-				rd_fail(&r, buffer_opt_at, "buffer option offset %" PRIu64
-					" is past the end of the file", buffer_at);
-				return r.error;
-			}
-			r.pos = (size_t)buffer_at;
-			p = rd_get(&r, 10, "buffer flyrecord");
-			if (p && memcmp(p, "flyrecord", 10))
-				rd_fail(&r, (size_t)buffer_at, "expected flyrecord of a buffer");
-			if (r.error)
-				return r.error;
-			ret = read_cpu_table(&r);
-			if (ret)
-				return ret;
-		}
-	}
-	return 0;
+	return read_buffer_option(&r, &buf);
 }
 
 static int open_common(struct evt_tracedat *td, struct evt_tracedat **tdp, char *err,

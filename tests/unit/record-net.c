@@ -2,15 +2,28 @@
 /*
  * record-net: `evtrace record -N 127.0.0.1:PORT` sends its trace to a running
  * `trace-cmd listen -p PORT` (trace-cmd's network protocol): two recordings of
- * examples/record-demo (two "hosts", one after the other) arrive as two files
+ * examples/record-demo (two "hosts") arrive as two files
  * in the listener's directory, `trace-cmd report` reads each with as many
- * records as `evtrace report` reads in the recorder's local copy (-o). Then a
- * listener that goes away mid-protocol (a fake one in this test: the greeting,
- * then it closes): record exits 1 with a message naming -N, and the local file
- * has the whole trace. Only 127.0.0.1. SKIP without trace-cmd or record-demo.
+ * records as `evtrace report` reads in the recorder's local copy (-o). Both
+ * send at the same time.
+ *
+ * The first speaks version 3 to the listener, with --date: the listener's file
+ * has our options, so `trace-cmd report` prints it exactly as the local copy
+ * (wall-clock times). The second goes through a proxy that plays a listener of
+ * version 1 only (it closes on "-1V3", as trace-cmd 3.1's listener does on a
+ * version it does not know) and then relays a second connection to the real
+ * listener: record falls back to version 1, the file arrives whole, without the
+ * DATE option (version 1's listener writes its own options).
+ *
+ * Then two listeners that go away (fakes): one that greets and closes, one of
+ * version 3 that takes the settings, gives ports, reads the first bytes of the
+ * metadata and dies. record exits 1 with a message naming -N and the local file,
+ * which has the whole trace. Only 127.0.0.1. SKIP without trace-cmd or record-demo.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -66,7 +79,7 @@ static int listen_any(unsigned int *port)
 	T_ASSERT(fd >= 0);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	T_ASSERT_EQ(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	T_ASSERT_EQ(listen(fd, 4), 0);
+	T_ASSERT_EQ(listen(fd, 64), 0);
 	T_ASSERT_EQ(getsockname(fd, (struct sockaddr *)&a, &len), 0);
 	*port = ntohs(a.sin_port);
 	return fd;
@@ -125,12 +138,193 @@ static long count_records(const char *path)
 	return n;
 }
 
-int main(void)
+static void read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t r = read(fd, p, len);
+
+		if (r <= 0)
+			_exit(3);
+		p += r;
+		len -= (size_t)r;
+	}
+}
+
+static int connect_port(unsigned int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return connect(fd, (struct sockaddr *)&a, sizeof(a)) ? -1 : fd;
+}
+
+/* Both ways between @a and @b until both ends have closed (a child's loop). */
+static void relay(int a, int b)
+{
+	struct pollfd p[2] = { { .fd = a, .events = POLLIN }, { .fd = b, .events = POLLIN } };
+	char buf[65536];
+	int open_ends = 2;
+
+	while (open_ends && poll(p, 2, 15000) > 0) {
+		for (int i = 0; i < 2; i++) {
+			ssize_t r;
+
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			r = read(p[i].fd, buf, sizeof(buf));
+			if (r <= 0) {
+				shutdown(i ? a : b, SHUT_WR); /* the other side: no more */
+				p[i].fd = -1;
+				open_ends--;
+			} else if (write(i ? a : b, buf, (size_t)r) != r) {
+				_exit(4);
+			}
+		}
+	}
+}
+
+/*
+ * A listener of version 1 only, in front of the real one at @real: the first
+ * connection is greeted, "-1V3\0" read, and closed; the second is relayed.
+ */
+static pid_t start_v1_proxy(unsigned int real, unsigned int *port)
+{
+	int lfd = listen_any(port);
+	pid_t pid = fork();
+
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		char v[5];
+		int c, u;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		alarm(30);
+		c = accept(lfd, NULL, NULL);
+		if (c < 0 || write(c, "tracecmd", 8) != 8)
+			_exit(2);
+		read_full(c, v, sizeof(v));
+		if (memcmp(v, "-1V3", 5))
+			_exit(5);
+		close(c);
+		c = accept(lfd, NULL, NULL);
+		u = connect_port(real);
+		if (c < 0 || u < 0)
+			_exit(2);
+		relay(c, u);
+		_exit(0);
+	}
+	close(lfd);
+	return pid;
+}
+
+/*
+ * A listener of version 3 that dies mid-stream: the settings taken, every CPU
+ * given one port (whose connections are never accepted), the first 64 bytes of
+ * the metadata read, then it exits (what it did not read: the peer gets a reset).
+ */
+static pid_t start_dying_v3(unsigned int *port)
+{
+	unsigned int dport;
+	int lfd = listen_any(port), dfd = listen_any(&dport);
+	pid_t pid = fork();
+
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		uint32_t hdr[3], cpus;
+		char buf[8192], ports[16];
+		int c, len, plen;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		alarm(30);
+		c = accept(lfd, NULL, NULL);
+		if (c < 0 || write(c, "tracecmd", 8) != 8)
+			_exit(2);
+		read_full(c, buf, 5);
+		if (write(c, "V3", 3) != 3)
+			_exit(2);
+		read_full(c, buf, 8);
+		if (write(c, "OK", 2) != 2)
+			_exit(2);
+		read_full(c, hdr, sizeof(hdr));
+		if (ntohl(hdr[0]) < 16 || ntohl(hdr[0]) > sizeof(buf))
+			_exit(5);
+		read_full(c, buf, ntohl(hdr[0]) - 12);
+		memcpy(&cpus, buf, 4); /* TINIT: the CPU count first */
+		plen = snprintf(ports, sizeof(ports), "%u", dport) + 1;
+		len = 16;
+		for (uint32_t i = 0; i < ntohl(cpus) && len + plen < (int)sizeof(buf);
+		     i++, len += plen)
+			memcpy(buf + len, ports, (size_t)plen);
+		hdr[0] = htonl((uint32_t)len);
+		hdr[1] = htonl(2); /* RINIT */
+		hdr[2] = htonl(4);
+		memcpy(buf, hdr, 12);
+		memcpy(buf + 12, &cpus, 4);
+		if (write(c, buf, (size_t)len) != len)
+			_exit(2);
+		read_full(c, buf, 64);
+		_exit(0);
+	}
+	close(lfd);
+	close(dfd);
+	return pid;
+}
+
+/* `evtrace record -N` to a listener that goes away: exit 1, the message, the file whole. */
+static void check_gone(const char *name, unsigned int port)
 {
 	char local[300], cmd[16384];
-	unsigned int port;
-	pid_t lpid;
-	long n[2];
+	int st;
+
+	snprintf(local, sizeof(local), "%s/%s.dat", tmpdir, name);
+	snprintf(cmd, sizeof(cmd),
+		 "%s record -q -N 127.0.0.1:%u -e 'recdemo:*' -o %s -- %s -t 2 -n 20 "
+		 ">/dev/null 2>%s.err",
+		 tool, port, local, demo, local);
+	st = sh("%s", cmd);
+	if (st != 1)
+		sh("cat %s.err >&2", local);
+	T_ASSERT_EQ(st, 1);
+	T_ASSERT_EQ(sh("grep -q -- '-N 127.0.0.1:%u: .*the trace is in %s' %s.err", port, local,
+		       local),
+		    0);
+	T_ASSERT_EQ(count_records(local), 2L * 2 * 20);
+}
+
+/* The listener's file from 127.0.0.1 of @n records (it writes it after the connection ends). */
+static char *wait_file(long n, const char *skip)
+{
+	static char name[4400];
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && for f in trace.*.dat; do [ \"$f\" = '%s' ] && continue; "
+		 "[ \"$(trace-cmd report \"$f\" 2>/dev/null | grep -c req_)\" = %ld ] && "
+		 "echo \"$f\" && break; done",
+		 tmpdir, skip, n);
+	for (int i = 0; i < 50; i++) {
+		FILE *p = popen(cmd, "r");
+
+		T_ASSERT(p);
+		name[0] = 0;
+		if (fgets(name, sizeof(name), p))
+			name[strcspn(name, "\n")] = 0;
+		pclose(p);
+		if (name[0])
+			return name;
+		usleep(100000);
+	}
+	t_fail("the listener wrote no file of %ld records in %s", n, tmpdir);
+}
+
+int main(void)
+{
+	char local[300], first[4400], cmd[16384];
+	unsigned int port, pport;
+	pid_t lpid, proxy, rec[2];
 	int st;
 
 	T_ASSERT(getcwd(top, sizeof(top)));
@@ -141,58 +335,70 @@ int main(void)
 	if (sh("command -v trace-cmd >/dev/null 2>&1"))
 		t_skip("trace-cmd is missing (the listener)");
 	T_ASSERT(mkdtemp(tmpdir));
+	signal(SIGPIPE, SIG_IGN);
 
 	lpid = start_listener(&port);
+	proxy = start_v1_proxy(port, &pport);
+	/*
+	 * At the same time (the listener serves each connection in a child of its own):
+	 * host 0, version 3, --date: the listener's file is the local copy to trace-cmd;
+	 * host 1, through a listener of version 1: the fallback, no DATE option there.
+	 */
 	for (int h = 0; h < 2; h++) {
-		snprintf(local, sizeof(local), "%s/host%d.dat", tmpdir, h);
-		T_ASSERT_EQ(sh("%s record -q -N 127.0.0.1:%u -e 'recdemo:*' -o %s -- %s -t 2 -n %d "
-			       ">/dev/null",
-			       tool, port, local, demo, 10 + 10 * h),
-			    0);
-		n[h] = count_records(local);
-		T_ASSERT_EQ(n[h], 2L * 2 * (10 + 10 * h));
-	}
-	/* the listener's files: trace.localhost:PORT.dat, one per connection */
-	snprintf(cmd, sizeof(cmd),
-		 "cd %s && test $(ls trace.*.dat | wc -l) = 2 && for f in trace.*.dat; do "
-		 "trace-cmd report \"$f\" 2>/dev/null | grep -c req_; done | sort -n | "
-		 "tr '\\n' ' ' | grep -qx '%ld %ld '",
-		 tmpdir, n[0], n[1]);
-	/* the listener writes its file after it closed the connection: allow it 5 s */
-	for (int i = 0; i < 50 && sh("%s", cmd); i++)
-		usleep(100000);
-	T_ASSERT_EQ(sh("%s", cmd), 0);
-	kill(lpid, SIGINT);
-	waitpid(lpid, &st, 0);
-
-	/* a listener that goes away: a socket that greets, then closes */
-	{
-		int lfd = listen_any(&port), cfd;
-		pid_t rpid = fork();
-
-		T_ASSERT(rpid >= 0);
-		snprintf(local, sizeof(local), "%s/kept.dat", tmpdir);
-		if (rpid == 0) {
+		rec[h] = fork();
+		T_ASSERT(rec[h] >= 0);
+		if (rec[h] == 0) {
 			snprintf(cmd, sizeof(cmd),
-				 "%s record -q -N 127.0.0.1:%u -e 'recdemo:*' -o %s -- %s -t 2 -n 20 "
-				 ">/dev/null 2>%s.err",
-				 tool, port, local, demo, local);
-			close(lfd);
+				 "exec %s record -q --date -N 127.0.0.1:%u -e 'recdemo:*' -o "
+				 "%s/host%d.dat -- %s -t 2 -n %d >/dev/null",
+				 tool, h ? pport : port, tmpdir, h, demo, 10 + 10 * h);
 			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 			_exit(127);
 		}
-		cfd = accept(lfd, NULL, NULL);
-		T_ASSERT(cfd >= 0);
-		T_ASSERT_EQ(write(cfd, "tracecmd", 8), 8);
-		close(cfd);
-		close(lfd);
-		T_ASSERT(waitpid(rpid, &st, 0) == rpid);
-		T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
-		T_ASSERT_EQ(sh("grep -q -- '-N 127.0.0.1:%u: .*the trace is in %s' %s.err", port,
-			       local, local),
-			    0);
-		T_ASSERT_EQ(count_records(local), 2L * 2 * 20);
 	}
+	for (int h = 0; h < 2; h++) {
+		T_ASSERT(waitpid(rec[h], &st, 0) == rec[h]);
+		T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		snprintf(local, sizeof(local), "%s/host%d.dat", tmpdir, h);
+		T_ASSERT_EQ(count_records(local), 2L * 2 * (10 + 10 * h));
+	}
+	T_ASSERT(waitpid(proxy, &st, 0) == proxy);
+	T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(first, sizeof(first), "%s", wait_file(2L * 2 * 10, ""));
+	T_ASSERT_EQ(
+		sh("cd %s && trace-cmd report '%s' 2>/dev/null | grep req_ > a.txt && "
+		   "trace-cmd report host0.dat 2>/dev/null | grep req_ > b.txt && cmp -s a.txt b.txt"
+		   " && trace-cmd dump --options -i '%s' 2>&1 | grep -q 'Option DATE'",
+		   tmpdir, first, first),
+		0);
+	T_ASSERT_EQ(sh("cd %s && ! trace-cmd dump --options -i '%s' 2>&1 | grep -q 'Option DATE'",
+		       tmpdir, wait_file(2L * 2 * 20, first)),
+		    0);
+	T_ASSERT_EQ(sh("test $(ls %s/trace.*.dat | wc -l) = 2", tmpdir), 0);
+	kill(lpid, SIGINT);
+	waitpid(lpid, &st, 0);
+
+	/* listeners that go away: after the greeting; of version 3, mid-stream */
+	{
+		int lfd = listen_any(&port), cfd;
+		pid_t fake = fork();
+
+		T_ASSERT(fake >= 0);
+		if (fake == 0) {
+			alarm(30);
+			cfd = accept(lfd, NULL, NULL);
+			if (cfd < 0 || write(cfd, "tracecmd", 8) != 8)
+				_exit(2);
+			_exit(0);
+		}
+		close(lfd);
+		check_gone("gone-greeting", port);
+		waitpid(fake, &st, 0);
+	}
+	proxy = start_dying_v3(&port);
+	check_gone("gone-midstream", port);
+	T_ASSERT(waitpid(proxy, &st, 0) == proxy);
+	T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	sh("rm -rf %s", tmpdir);
 	return T_PASS;
 }

@@ -7,6 +7,9 @@
  * The directory: made 0755 when missing; when it exists it must be a directory
  * of ours (not a symlink) and empty, so that no stream of an older trace stays
  * next to the new metadata. Files are created with openat(O_EXCL | O_NOFOLLOW).
+ * `record --format=ctf` keeps its recording in the directory, as a hidden file
+ * (which babeltrace2 does not read as a stream): cmd_ctf_prepare_dir() makes or
+ * checks the directory first, and the export accepts that one file.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -34,8 +37,11 @@ struct ctf_dir {
 	const char *path;
 };
 
-/* Open @path as an empty directory of ours, making it when missing; the fd or -1. */
-static int ctf_dir_open(const char *path)
+/*
+ * Open @path as an empty directory of ours (but for a file named @keep, when not
+ * NULL), making it when missing; the fd or -1 (said).
+ */
+static int ctf_dir_open(const char *path, const char *keep)
 {
 	struct dirent *de;
 	struct stat st;
@@ -67,7 +73,8 @@ static int ctf_dir_open(const char *path)
 		return -1;
 	}
 	while ((de = readdir(d))) {
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    (!keep || strcmp(de->d_name, keep))) {
 			cmd_error("%s: not empty (a CTF trace takes a directory of its own)", path);
 			closedir(d);
 			close(fd);
@@ -144,7 +151,7 @@ int cmd_ctf_write_dir(struct evt_tracedat *td, const struct cmd_ctf_args *a)
 	char host[256];
 	int ret;
 
-	cd.dirfd = ctf_dir_open(a->dir);
+	cd.dirfd = ctf_dir_open(a->dir, a->keep);
 	if (cd.dirfd < 0)
 		return 1;
 	if (!gethostname(host, sizeof(host))) {
@@ -175,5 +182,15 @@ int cmd_ctf_write_dir(struct evt_tracedat *td, const struct cmd_ctf_args *a)
 	if (st.clamped)
 		cmd_error("%s: %llu time stamps went backwards on their CPU and were raised",
 			  a->dir, st.clamped);
+	return 0;
+}
+
+int cmd_ctf_prepare_dir(const char *dir)
+{
+	int fd = ctf_dir_open(dir, NULL);
+
+	if (fd < 0)
+		return 1;
+	close(fd);
 	return 0;
 }

@@ -1,36 +1,52 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * record-net.c - `evtrace record -N HOST:PORT`: a recorded trace.dat sent to a
- * running `trace-cmd listen -p PORT`, in trace-cmd's network protocol, version 1
- * (tracecmd/trace-listen.c of trace-cmd 3.1 speaks it next to version 3; read
- * for facts, the code is ours):
+ * running `trace-cmd listen -p PORT`, in trace-cmd's network protocol: version 3,
+ * which trace-cmd 3.1's record speaks by default, or version 1 where the listener
+ * does not know 3 (trace-cmd's own fallback). From tracecmd/trace-listen.c,
+ * tracecmd/trace-record.c and lib/trace-cmd/trace-msg.c of trace-cmd 3.1, read for
+ * facts; the code is ours.
  *
  *   listener -> "tracecmd"                       (8 bytes)
- *   client   -> "CPUS\0" "PAGESIZE\0"            (decimal text)
- *   client   -> "1\0" "4\0" "TCP\0"              (one option of 4 bytes: the
- *                                                 CPU data over TCP, not UDP)
- *   listener -> "PORT0,PORT1,...\0"              (a port per CPU, where a reader
+ *   client   -> "-1V3\0"                         (where v1 has the CPU count)
+ *   listener -> "V3\0"                           (one of v1 only: "\0", or closes:
+ *                                                 then v1 on a new connection)
+ *   client   -> "766679\0\0"                     (the magic)
+ *   listener -> "OK"
+ *   version 3, messages of a header (be32 size, command, command size) and a body
+ *   of at most 8 KiB in all:
+ *   client   -> TINIT { cpus, page size, 1 option } "tcp\0"
+ *   listener -> RINIT { cpus } "PORT0\0PORT1\0..."  (a port per CPU, where a reader
  *                                                 of its own waits)
  *   client   -> a TCP connection to each CPU's port
- *   client   -> the metadata on the first connection (the trace.dat from its magic
- *               to the saved cmdlines)
- *   client   -> each CPU's pages on its connection; then all are closed, then the
- *               first: the listener writes the CPU count, its options and the
- *               flyrecord section with each CPU's pages, to trace.HOST:PORT.dat in
- *               its directory, and closes.
+ *   client   -> SEND_DATA... FIN_DATA: the trace.dat from its magic to its CPU data
+ *               (our CPU count and options: the DATE offset and clock arrive)
+ *   client   -> each CPU's pages on its connection; then all are closed, then CLOSE
+ *               on the first: the listener writes the flyrecord section with each
+ *               CPU's pages to trace.HOST:PORT.dat in its directory, and closes.
+ *   version 1, after the greeting:
+ *   client   -> "CPUS\0" "PAGESIZE\0" "1\0" "4\0" "TCP\0"   (text; one option)
+ *   listener -> "PORT0,PORT1,...\0"
+ *   client   -> the connections, then the trace.dat from its magic to the saved
+ *               cmdlines on the first one (raw), each CPU's pages on its own, all
+ *               closed, the first last: the listener writes the CPU count, its
+ *               options (its own clock, no DATE) and the flyrecord section.
  *
- * The order matters, as trace-cmd's own client keeps it: the listener stops
- * reading the metadata at the first signal (a reader of a CPU that ended is a
- * SIGCHLD that interrupts its read), and stops the readers a second after that.
- * So the metadata goes first, and no CPU connection ends before all data is sent.
+ * The order matters: the listener stops reading the metadata at the first signal
+ * (a reader of a CPU that ended is a SIGCHLD that interrupts its wait for more),
+ * and stops the readers a second after that. So the metadata goes first, and no
+ * CPU connection ends before the metadata has arrived (net_drained()) and all the
+ * data is sent. (trace-cmd's own client sends the metadata when it starts
+ * recording, seconds before any end.)
  *
  * Nothing the listener sends is trusted: the greeting is exactly 8 bytes, the
- * port list at most 8 bytes per CPU and must name exactly one port (1..65535)
- * per CPU. Every socket has a 10 s send and receive timeout and the connects one
- * of 5 s, so a listener that stops answering ends the send with -ETIMEDOUT; one
- * that goes away (EPIPE, ECONNRESET) gets a message saying which step and how far
- * it went. The local file is written before and kept whatever happens here.
+ * port list at most 8 bytes per CPU (v1) or one message of at most 8 KiB (v3) and
+ * must name exactly one port (1..65535) per CPU. Every socket has a 10 s send and
+ * receive timeout and the connects one of 5 s, so a listener that stops answering
+ * ends the send with -ETIMEDOUT; one that goes away (EPIPE, ECONNRESET) gets a
+ * message saying which step and how far it went. The local file is written before and kept whatever happens here.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -38,9 +54,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
+
+#include <linux/sockios.h>
 
 #include "evtrace-cmd.h"
 #include "evtrace-net.h"
@@ -51,11 +70,21 @@
 #define NET_PORT_TEXT_MAX 8 /* bytes per CPU in the port list: "65535," */
 #define NET_RETRIES	  100
 #define NET_RETRY_US	  20000
+#define NET_MAX_OPTIONS	  4096
+/* version 3: a message is a header (size, command, command size; big-endian u32) and a body */
+#define NET_V3_HDR	  12
+#define NET_V3_MAX	  8192 /* a message's size, header included, as the listener caps it */
+#define NET_MSG_CLOSE	  0
+#define NET_MSG_TINIT	  1
+#define NET_MSG_RINIT	  2
+#define NET_MSG_SEND_DATA 3
+#define NET_MSG_FIN_DATA  4
 
 struct net {
 	const char *hostport;
 	struct addrinfo *ai; /* the listener's address (its port set per connection) */
 	int fd;		     /* the first connection */
+	int proto;	     /* 3, or 1 when the listener does not speak 3 */
 };
 
 static void net_timeouts(int fd)
@@ -213,17 +242,25 @@ static int net_copy(int in, uint64_t off, uint64_t len, int fd)
 	return 0;
 }
 
-static int net_handshake(struct net *n, const struct cmd_net_file *f, unsigned int *ports)
+/* The listener's first words: exactly "tracecmd". */
+static int net_greeting(struct net *n)
 {
-	char greet[8], text[64], *list;
+	char greet[8];
+	int ret = net_recv(n->fd, greet, sizeof(greet));
+
+	return ret ? ret : memcmp(greet, "tracecmd", 8) ? -EPROTO : 0;
+}
+
+/*
+ * Version 1's settings: the CPU count, the page size and one option (TCP) as
+ * text; the port list comes back as "P0,P1,...\0".
+ */
+static int net_v1_settings(struct net *n, const struct cmd_net_file *f, unsigned int *ports)
+{
 	size_t cap = (size_t)f->nr_cpus * NET_PORT_TEXT_MAX + 1;
+	char text[64], *list;
 	int ret, len;
 
-	ret = net_recv(n->fd, greet, sizeof(greet));
-	if (ret)
-		return ret;
-	if (memcmp(greet, "tracecmd", 8))
-		return -EPROTO;
 	len = snprintf(text, sizeof(text), "%d%c%u%c1%c4%cTCP%c", f->nr_cpus, 0, f->page_size,
 		       0, 0, 0, 0);
 	ret = net_send(n->fd, text, (size_t)len);
@@ -237,6 +274,255 @@ static int net_handshake(struct net *n, const struct cmd_net_file *f, unsigned i
 		ret = net_parse_ports(list, ports, f->nr_cpus);
 	free(list);
 	return ret;
+}
+
+/* A version 3 message of @cmd: its 12-byte header, then @len bytes of @body. */
+static int net_v3_send(struct net *n, uint32_t cmd, uint32_t cmd_size, const void *body,
+		       size_t len)
+{
+	uint32_t hdr[3] = { htonl((uint32_t)(NET_V3_HDR + len)), htonl(cmd), htonl(cmd_size) };
+	int ret = net_send(n->fd, hdr, sizeof(hdr));
+
+	return ret || !len ? ret : net_send(n->fd, body, len);
+}
+
+/*
+ * Version 3's settings: a TINIT message (CPU count, page size, the option "tcp"),
+ * answered by RINIT (the CPU count again, then a NUL-terminated decimal port per
+ * CPU). Nothing in the answer is trusted: its size is capped as the listener caps
+ * ours, the count must be ours, every port 1..65535.
+ */
+static int net_v3_settings(struct net *n, const struct cmd_net_file *f, unsigned int *ports)
+{
+	uint32_t tinit[4] = { htonl((uint32_t)f->nr_cpus), htonl(f->page_size), htonl(1) };
+	uint32_t hdr[3], size, cmd_size, cpus;
+	char *body, *p, *end;
+	int ret;
+
+	memcpy(&tinit[3], "tcp", 4);
+	ret = net_v3_send(n, NET_MSG_TINIT, 12, tinit, sizeof(tinit));
+	if (!ret)
+		ret = net_recv(n->fd, hdr, sizeof(hdr));
+	if (ret)
+		return ret;
+	size = ntohl(hdr[0]);
+	cmd_size = ntohl(hdr[2]);
+	if (ntohl(hdr[1]) != NET_MSG_RINIT || cmd_size != 4 || size > NET_V3_MAX ||
+	    size < NET_V3_HDR + 4 + 2)
+		return -EPROTO;
+	body = malloc(size - NET_V3_HDR + 1);
+	if (!body)
+		return -ENOMEM;
+	ret = net_recv(n->fd, body, size - NET_V3_HDR);
+	memcpy(&cpus, body, 4);
+	if (!ret && ntohl(cpus) != (uint32_t)f->nr_cpus)
+		ret = -EPROTO;
+	end = body + size - NET_V3_HDR;
+	p = body + 4;
+	for (int cpu = 0; !ret && cpu < f->nr_cpus; cpu++) {
+		unsigned long v = 0;
+		char *e = p;
+
+		if (p < end && memchr(p, 0, (size_t)(end - p)))
+			v = strtoul(p, &e, 10);
+		if (e == p || *e || v == 0 || v > 65535)
+			ret = -EPROTO;
+		ports[cpu] = (unsigned int)v;
+		p = e + 1;
+	}
+	free(body);
+	return ret;
+}
+
+/*
+ * Which version the listener speaks, as trace-cmd's client asks it: "-1V3\0" where
+ * the CPU count would be; a listener of version 3 answers "V3\0", we send the
+ * magic, it answers "OK". One that does not know version 3 answers with an empty
+ * port list ("\0") or closes: 1 (then a new connection speaks version 1).
+ * Return: 3, 1, or a negative errno.
+ */
+static int net_v3_hello(struct net *n)
+{
+	static const char v3cpu[] = "-1V3", magic[] = "766679\0"; /* both with their NUL */
+	char reply[3];
+	int ret = net_send(n->fd, v3cpu, sizeof(v3cpu));
+
+	if (!ret)
+		ret = net_recv(n->fd, reply, 1);
+	if (ret == -ECONNRESET || (!ret && reply[0] == '\0'))
+		return 1;
+	if (!ret)
+		ret = net_recv(n->fd, reply + 1, 2);
+	if (ret)
+		return ret;
+	if (memcmp(reply, "V3", 3))
+		return -EPROTO;
+	ret = net_send(n->fd, magic, sizeof(magic));
+	if (!ret)
+		ret = net_recv(n->fd, reply, 2);
+	if (ret)
+		return ret;
+	return memcmp(reply, "OK", 2) ? -EPROTO : 3;
+}
+
+/* Connect, greet, agree on a version (3, else 1 on a new connection), get the ports. */
+static int net_handshake(struct net *n, const struct cmd_net_file *f, unsigned int *ports,
+			 const char **step)
+{
+	unsigned int port = ntohs(((struct sockaddr_in *)n->ai->ai_addr)->sin_port);
+	int ret;
+
+	for (n->proto = 3;; n->proto = 1) {
+		*step = "connecting";
+		ret = n->fd = net_connect(n, port);
+		if (ret < 0)
+			return ret;
+		*step = "the greeting and the port list";
+		ret = net_greeting(n);
+		if (!ret && n->proto == 3)
+			ret = net_v3_hello(n);
+		if (ret < 0 || n->proto == 1 || ret == 3)
+			break;
+		close(n->fd); /* it speaks version 1 only: again, on a new connection */
+	}
+	if (ret < 0)
+		return ret;
+	return n->proto == 3 ? net_v3_settings(n, f, ports) : net_v1_settings(n, f, ports);
+}
+
+/*
+ * Where the CPU data's section starts in @f (after the CPU count and the options):
+ * version 3 sends everything before it, the listener writes only that section.
+ */
+static int net_find_flyrecord(int in, const struct cmd_net_file *f, uint64_t *at)
+{
+	uint64_t off = f->meta_len + 4;
+	char word[10];
+	uint16_t id;
+	uint32_t size;
+
+	if (pread(in, word, 10, (off_t)off) != 10)
+		return -EIO;
+	if (!memcmp(word, "options  ", 10)) {
+		off += 10;
+		for (int i = 0;; i++) {
+			if (i == NET_MAX_OPTIONS || off > f->data_at ||
+			    pread(in, &id, 2, (off_t)off) != 2)
+				return -EIO;
+			off += 2;
+			if (!id)
+				break;
+			if (pread(in, &size, 4, (off_t)off) != 4)
+				return -EIO;
+			off += 4 + (uint64_t)size;
+		}
+		if (pread(in, word, 10, (off_t)off) != 10)
+			return -EIO;
+	}
+	if (memcmp(word, "flyrecord", 10))
+		return -EIO;
+	*at = off;
+	return 0;
+}
+
+/*
+ * The metadata, on the first connection: version 1, the file up to the saved
+ * cmdlines, raw (the listener adds the CPU count and its own options); version 3,
+ * the file up to its CPU data, ours options included (the DATE offset, the clock),
+ * in SEND_DATA messages of at most 8 KiB, then FIN_DATA.
+ */
+static int net_send_meta(struct net *n, int in, const struct cmd_net_file *f)
+{
+	static char buf[NET_V3_MAX - NET_V3_HDR];
+	uint64_t len, off = 0;
+	int ret;
+
+	if (n->proto == 1)
+		return net_copy(in, 0, f->meta_len, n->fd);
+	ret = net_find_flyrecord(in, f, &len);
+	while (!ret && off < len) {
+		size_t want = len - off < sizeof(buf) ? (size_t)(len - off) : sizeof(buf);
+		ssize_t r = pread(in, buf, want, (off_t)off);
+
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		ret = net_v3_send(n, NET_MSG_SEND_DATA, 0, buf, (size_t)r);
+		off += (uint64_t)r;
+	}
+	return ret ? ret : net_v3_send(n, NET_MSG_FIN_DATA, 0, NULL, 0);
+}
+
+/*
+ * Wait until the listener's machine has acknowledged everything sent on @fd (our
+ * send queue is empty), at most NET_TIMEOUT_S. The listener reads the metadata
+ * while its readers of the CPUs run; the first reader that ends (its connection
+ * closed) is a SIGCHLD, and a read of the metadata that was waiting for bytes
+ * still on the way ends there (EINTR), with the metadata cut short. So no CPU
+ * connection is closed before the metadata is there. Return: 0 or -ETIMEDOUT.
+ */
+static int net_drained(int fd)
+{
+	for (int i = 0; i < NET_TIMEOUT_S * 1000; i++) {
+		int queued;
+
+		if (ioctl(fd, SIOCOUTQ, &queued) || queued <= 0)
+			return 0;
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* Every CPU's data is sent: its connections closed, then the end said on the first. */
+static int net_finish(struct net *n, int *fds, int *nfds)
+{
+	char c;
+	int ret;
+
+	/* the readers see their ends before the listener hears of the end */
+	for (; *nfds > 0; (*nfds)--)
+		close(fds[*nfds - 1]);
+	if (n->proto == 3)
+		ret = net_v3_send(n, NET_MSG_CLOSE, 0, NULL, 0);
+	else
+		ret = shutdown(n->fd, SHUT_WR) ? -errno : 0;
+	if (ret)
+		return ret;
+	/*
+	 * The listener closes once it has written its file: wait for that (bounded by
+	 * the receive timeout). A clean end (0) is that; a reset is a listener that went
+	 * away with our data unread.
+	 */
+	for (;;) {
+		ssize_t r = recv(n->fd, &c, 1, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		return r ? -EPROTO : 0;
+	}
+}
+
+/* A connection to each CPU's port; @nfds counts those made. */
+static int net_connect_cpus(struct net *n, const unsigned int *ports, int nr, int *fds,
+			    int *nfds)
+{
+	for (*nfds = 0; *nfds < nr; (*nfds)++) {
+		int fd = net_connect(n, ports[*nfds]);
+
+		/*
+		 * The listener's reader of a CPU calls listen() in a child it forked
+		 * before sending the port: it may not have yet (at most 2 s more).
+		 */
+		for (int i = 0; fd == -ECONNREFUSED && i < NET_RETRIES; i++) {
+			usleep(NET_RETRY_US);
+			fd = net_connect(n, ports[*nfds]);
+		}
+		if (fd < 0)
+			return fd;
+		fds[*nfds] = fd;
+	}
+	return 0;
 }
 
 int cmd_net_send(const char *hostport, const struct cmd_net_file *f)
@@ -253,13 +539,9 @@ int cmd_net_send(const char *hostport, const struct cmd_net_file *f)
 	ret = net_open(&n);
 	if (ret)
 		goto out;
-	step = "connecting";
-	ret = n.fd = net_connect(&n, ntohs(((struct sockaddr_in *)n.ai->ai_addr)->sin_port));
-	if (ret < 0)
-		goto out;
-	step = "the greeting and the port list";
 	ports = calloc((size_t)f->nr_cpus, sizeof(*ports));
-	ret = ports ? net_handshake(&n, f, ports) : -ENOMEM;
+	fds = malloc((size_t)f->nr_cpus * sizeof(*fds));
+	ret = ports && fds ? net_handshake(&n, f, ports, &step) : -ENOMEM;
 	if (ret)
 		goto out;
 	in = open(f->path, O_RDONLY | O_CLOEXEC);
@@ -269,51 +551,28 @@ int cmd_net_send(const char *hostport, const struct cmd_net_file *f)
 		goto out;
 	}
 	step = "connecting to a CPU's port";
-	fds = malloc((size_t)f->nr_cpus * sizeof(*fds));
-	if (!fds) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (nfds = 0; nfds < f->nr_cpus; nfds++) {
-		cpu = nfds;
-		fds[nfds] = net_connect(&n, ports[cpu]);
-		/*
-		 * The listener's reader of a CPU calls listen() in a child it forked
-		 * before sending the port: it may not have yet (at most 2 s more).
-		 */
-		for (int i = 0; fds[nfds] == -ECONNREFUSED && i < NET_RETRIES; i++) {
-			usleep(NET_RETRY_US);
-			fds[nfds] = net_connect(&n, ports[cpu]);
-		}
-		if (fds[nfds] < 0) {
-			ret = fds[nfds];
-			goto out;
-		}
-	}
-	cpu = -1;
-	step = "sending the metadata";
-	ret = net_copy(in, 0, f->meta_len, n.fd);
-	step = "sending a CPU's pages";
-	for (cpu = 0; !ret && cpu < f->nr_cpus; cpu++) {
-		ret = net_copy(in, at, f->cpu_bytes[cpu], fds[cpu]);
-		at += f->cpu_bytes[cpu];
-	}
+	ret = net_connect_cpus(&n, ports, f->nr_cpus, fds, &nfds);
+	cpu = ret ? nfds : -1;
 	if (ret)
 		goto out;
-	cpu = -1;
-	/* every CPU's data is sent: now the readers may see their ends, then the first's */
-	for (; nfds > 0; nfds--)
-		close(fds[nfds - 1]);
-	if (shutdown(n.fd, SHUT_WR))
-		ret = -errno;
-	if (!ret) {
-		/* the listener closes once it has written its file: wait for that (bounded) */
-		char c;
-
-		step = "waiting for the listener to write its file";
-		ret = net_recv(n.fd, &c, 1);
-		ret = ret == -ECONNRESET ? 0 : ret ? ret : -EPROTO;
+	step = "sending the metadata";
+	ret = net_send_meta(&n, in, f);
+	if (ret)
+		goto out;
+	step = "sending a CPU's pages";
+	for (cpu = 0; cpu < f->nr_cpus; cpu++) {
+		ret = net_copy(in, at, f->cpu_bytes[cpu], fds[cpu]);
+		if (ret)
+			goto out;
+		at += f->cpu_bytes[cpu];
 	}
+	cpu = -1;
+	step = "waiting for the listener to take the metadata";
+	ret = net_drained(n.fd);
+	if (ret)
+		goto out;
+	step = "waiting for the listener to write its file";
+	ret = net_finish(&n, fds, &nfds);
 out:
 	if (ret && cpu >= 0)
 		snprintf(where, sizeof(where), " of CPU %d", cpu);

@@ -24,9 +24,9 @@ struct cmd_net_file {
 
 /*
  * cmd_net_send() - send @f to the `trace-cmd listen` at @hostport ("HOST:PORT") with
- * trace-cmd's network protocol (version 1, which trace-cmd 3.1's listener speaks):
- * the listener writes its own trace.dat of it. Prints its own error (which step, how
- * many bytes went). Return: 0, or a negative errno.
+ * trace-cmd's network protocol (version 3 as trace-cmd 3.1's record speaks it, version 1
+ * where the listener does not know 3): the listener writes its own trace.dat of it.
+ * Prints its own error (which step, which CPU). Return: 0, or a negative errno.
  */
 int cmd_net_send(const char *hostport, const struct cmd_net_file *f);
 

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * record-ctf: `evtrace record --format=ctf -o DIR` writes a CTF trace directly.
+ *
+ * - record --date of examples/record-demo (2 threads x 20 requests x 2 events):
+ *   DIR holds `metadata` and its streams and nothing else (the recording's file
+ *   is gone); `babeltrace2 DIR` prints the 80 events (40 req_done; each worker's
+ *   requests 0..19 once), on the wall clock (today's date, from the --date
+ *   offset). The field-by-field comparison with `evtrace report` is
+ *   unit/ctf-export's: the same writer.
+ * - --format=ctf without -o, or an unknown format: usage error (2); a DIR that is
+ *   not empty: error (1) before the command runs (it never starts).
+ * - a recorder killed (SIGKILL) mid-recording leaves its journal in DIR as the
+ *   hidden .evtrace-record.dat: `evtrace report` reads the events recorded so far,
+ *   `evtrace recover` makes it a trace.dat that `evtrace export --format=ctf`
+ *   turns into a CTF trace babeltrace2 reads.
+ * SKIP without babeltrace2.
+ */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+#ifndef EVT_TOOL
+#define EVT_TOOL "build/tools/evtrace"
+#endif
+#ifdef EVT_RECORD_DEMO
+#define RECORD_DEMO EVT_RECORD_DEMO
+#else
+#define RECORD_DEMO "build/examples/record-demo"
+#endif
+
+static char tmpdir[] = "/tmp/evt-recctf-XXXXXX";
+static char top[4096], tool[4200], demo[4200];
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int sh(const char *fmt, ...)
+{
+	char cmd[16384];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static void resolve(char *out, size_t cap, const char *rel)
+{
+	snprintf(out, cap, "%s%s%s", rel[0] == '/' ? "" : top, rel[0] == '/' ? "" : "/", rel);
+}
+
+static long count(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The number the shell command prints; -1 if none. */
+static long count(const char *fmt, ...)
+{
+	char cmd[16384], buf[64];
+	va_list ap;
+	FILE *p;
+	long n = -1;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	p = popen(cmd, "r");
+	T_ASSERT(p);
+	if (fgets(buf, sizeof(buf), p))
+		n = atol(buf);
+	pclose(p);
+	return n;
+}
+
+static void check_direct(void)
+{
+	char date[16];
+	time_t now = time(NULL);
+
+	T_ASSERT_EQ(sh("%s record -q --date --format=ctf -e 'recdemo:*' -o %s/ctf -- %s -t 2 -n 20 "
+		       ">/dev/null",
+		       tool, tmpdir, demo),
+		    0);
+	/* metadata and streams only: the recording's trace.dat went */
+	T_ASSERT_EQ(sh("cd %s/ctf && test -f metadata && ls -A | grep -v '^metadata$' | "
+		       "grep -qv '^stream_[0-9]*$'",
+		       tmpdir),
+		    1);
+	T_ASSERT_EQ(count("babeltrace2 %s/ctf | grep -c 'recdemo:req_'", tmpdir), 80L);
+	T_ASSERT_EQ(count("babeltrace2 %s/ctf | grep -c 'recdemo:req_done'", tmpdir), 40L);
+	/* each worker's requests 0..19, once each, started and done */
+	T_ASSERT_EQ(count("babeltrace2 %s/ctf | grep -o 'worker = [01], req = [0-9]*' | sort -u | "
+			  "wc -l",
+			  tmpdir),
+		    40L);
+	/* on the wall clock: babeltrace2 prints today's date (UTC) */
+	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
+	T_ASSERT_EQ(count("babeltrace2 --clock-gmt --clock-date %s/ctf | grep -c '^\\[%s'", tmpdir,
+			  date),
+		    80L);
+}
+
+static void check_refusals(void)
+{
+	T_ASSERT_EQ(sh("%s record -q --format=ctf -- %s -n 1 2>/dev/null", tool, demo), 2);
+	T_ASSERT_EQ(sh("%s record -q --format=xml -o %s/x -- %s -n 1 2>/dev/null", tool, tmpdir,
+		       demo),
+		    2);
+	T_ASSERT_EQ(sh("mkdir %s/full && touch %s/full/f", tmpdir, tmpdir), 0);
+	T_ASSERT_EQ(sh("%s record -q --format=ctf -o %s/full -- touch %s/ran 2>%s/full.err", tool,
+		       tmpdir, tmpdir, tmpdir),
+		    1);
+	T_ASSERT_EQ(sh("grep -q 'not empty' %s/full.err && test ! -e %s/ran", tmpdir, tmpdir), 0);
+}
+
+/* A recorder killed midway: its journal is in the directory, readable and recoverable. */
+static void check_killed(void)
+{
+	char cmd[16384];
+	pid_t pid;
+	long n;
+
+	snprintf(cmd, sizeof(cmd),
+		 "exec %s record -q --format=ctf -e 'recdemo:*' -o %s/killed -- %s -t 2 -d 3 "
+		 ">/dev/null 2>&1",
+		 tool, tmpdir, demo);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	/* until it has drained something into the journal (the drain is every 50 ms) */
+	for (int i = 0; i < 100; i++) {
+		usleep(20000);
+		if (!sh("test -s %s/killed/.evtrace-record.dat", tmpdir) &&
+		    count("%s report %s/killed/.evtrace-record.dat 2>/dev/null | grep -c req_",
+			  tool, tmpdir) > 0)
+			break;
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	kill(-pid, SIGKILL); /* record-demo too: its recorder is gone */
+	n = count("%s report %s/killed/.evtrace-record.dat 2>/dev/null | grep -c req_", tool,
+		  tmpdir);
+	T_ASSERT(n > 0);
+	T_ASSERT_EQ(sh("cd %s/killed && %s recover .evtrace-record.dat >/dev/null 2>&1 && "
+		       "%s export --format=ctf -o ../killed-ctf .evtrace-record.dat",
+		       tmpdir, tool, tool),
+		    0);
+	T_ASSERT(count("babeltrace2 %s/killed-ctf | grep -c 'recdemo:req_'", tmpdir) >= n);
+}
+
+int main(void)
+{
+	T_ASSERT(getcwd(top, sizeof(top)));
+	resolve(tool, sizeof(tool), EVT_TOOL);
+	resolve(demo, sizeof(demo), RECORD_DEMO);
+	if (access(tool, X_OK) || access(demo, X_OK))
+		t_skip("%s or %s is not built", tool, demo);
+	if (sh("command -v babeltrace2 >/dev/null 2>&1"))
+		t_skip("babeltrace2 is missing (apt install babeltrace2)");
+	T_ASSERT(mkdtemp(tmpdir));
+	check_direct();
+	check_refusals();
+	check_killed();
+	sh("rm -rf %s", tmpdir);
+	return T_PASS;
+}
