@@ -55,6 +55,80 @@ long long evt_tracedat_write(struct evt_instance *inst, int fd, unsigned int fla
 long long evt_tracedat_write_file(struct evt_instance *inst, const char *path,
 				  unsigned int flags);
 
+/* --- merging: one file from the pages of several processes ------------------------ */
+
+/*
+ * struct evt_tracedat_format - an event's `format` text, with its system and name.
+ * @text holds @len bytes and a NUL, its "ID: N" line included.
+ */
+struct evt_tracedat_format {
+	const char *system;
+	const char *name;
+	const char *text;
+	size_t len;
+};
+
+/*
+ * struct evt_tracedat_source - one process (or one instance) whose pages go into a
+ * merged file: @nr_cpus CPUs, @nr_pages[c] pages of CPU c, its event formats, its saved
+ * cmdlines ("pid comm" lines, or NULL) and @names, more such lines for threads its
+ * cmdlines do not name (or NULL).
+ */
+struct evt_tracedat_source {
+	unsigned int nr_cpus;
+	const uint64_t *nr_pages;
+	const struct evt_tracedat_format *formats;
+	size_t nr_formats;
+	const char *cmdlines;
+	const char *names;
+};
+
+/*
+ * struct evt_tracedat_merge - what evt_tracedat_write_merged() writes: the sources,
+ * their pages of @page_size bytes each (read through @read_page, in the order of the
+ * file), and the file's trace clock (@clock, NULL: "local"; @clock_list, the
+ * trace_clock text, or NULL), DATE option (@date, or NULL).
+ */
+struct evt_tracedat_merge {
+	unsigned int page_size;
+	const char *clock;
+	const char *clock_list;
+	const char *date;
+	const struct evt_tracedat_source *sources;
+	unsigned int nr_sources;
+	/* page @idx of CPU @cpu of source @src into @buf (@page_size bytes): 0 or -errno */
+	int (*read_page)(void *ctx, unsigned int src, unsigned int cpu, uint64_t idx,
+			 void *buf);
+	void *ctx;
+};
+
+/* What evt_tracedat_write_merged() wrote. */
+struct evt_tracedat_merge_stats {
+	uint64_t pages;		/* pages written */
+	uint64_t records;	/* their records */
+	unsigned int nr_cpus;	/* CPUs of the file: the sum of the sources' */
+	size_t meta_len;	/* bytes before the CPU count (trace-cmd's "metadata") */
+	uint64_t data_at;	/* file offset of the first page */
+};
+
+/**
+ * evt_tracedat_write_merged() - write one trace.dat of the pages of several sources.
+ * @m:     the sources and their pages.
+ * @fd:    where the file goes (written sequentially: a pipe will do).
+ * @stats: what was written, or NULL.
+ *
+ * Source k's CPU c is CPU base_k + c of the file (the sources' CPUs one after the
+ * other), so that readers merge them by time stamp. The event table is one: an event
+ * of a later source with the same system, name and format (but the ID line) as one
+ * already there takes that id; else its own id if free, else a new one, and the
+ * common_type of its records is rewritten in its pages as they are written.
+ * With no source, the file has one empty CPU.
+ * Return: the bytes written, -EINVAL, -ENOMEM, -ERANGE (more than 65536 event ids),
+ * or the error of @read_page or of a failed write.
+ */
+long long evt_tracedat_write_merged(const struct evt_tracedat_merge *m, int fd,
+				    struct evt_tracedat_merge_stats *stats);
+
 /* --- reading ---------------------------------------------------------------------- */
 
 /*

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <evtrace/tracedat.h>
+
 /* Option ids of a version 6 file (trace-cmd's enum tracecmd_file_options). */
 #define TRACEDAT_OPT_DONE		0
 #define TRACEDAT_OPT_DATE		1
@@ -29,18 +31,12 @@
  * @date: the DATE option's text ("0x" and the hex microseconds from a time
  * stamp to CLOCK_REALTIME, as trace-cmd record --date writes it), or NULL.
  */
-struct tracedat_format {
-	const char *system;
-	const char *text;
-	size_t len;
-};
-
 struct tracedat_desc {
 	unsigned int page_size;
 	int nr_cpus;
 	const char *clock;
 	const char *clock_list;
-	const struct tracedat_format *formats;
+	const struct evt_tracedat_format *formats;
 	size_t nr_formats;
 	const char *cmdlines;
 	size_t cmdlines_len;
@@ -57,6 +53,12 @@ struct tracedat_desc {
  * Return: 0, -EINVAL, -ENOMEM.
  */
 int tracedat_header(const struct tracedat_desc *d, unsigned char **out, size_t *lenp);
+
+/**
+ * tracedat_write_all() - all @len bytes of @data to @fd, retrying on EINTR.
+ * Context: any. Return: 0, or -errno (-EIO: the write wrote nothing).
+ */
+int tracedat_write_all(int fd, const void *data, size_t len);
 
 /* Does trace-cmd print time stamps of clock @name as seconds? */
 bool tracedat_clock_is_secs(const char *name);

@@ -145,19 +145,20 @@ static int format_text(const struct ev_name *e, char **buf, size_t *bufsize)
 	}
 }
 
-static void free_formats(struct tracedat_format *fmts, size_t nr)
+static void free_formats(struct evt_tracedat_format *fmts, size_t nr)
 {
 	for (size_t i = 0; fmts && i < nr; i++) {
 		free((char *)fmts[i].system);
+		free((char *)fmts[i].name);
 		free((char *)fmts[i].text);
 	}
 	free(fmts);
 }
 
 /* Every registered event's `format` text, in (system, name) order. */
-static int collect_formats(struct tracedat_format **fmtsp, size_t *nrp)
+static int collect_formats(struct evt_tracedat_format **fmtsp, size_t *nrp)
 {
-	struct tracedat_format *fmts = NULL;
+	struct evt_tracedat_format *fmts = NULL;
 	struct ev_list l = { 0 };
 	size_t bufsize = 0, nr = 0;
 	char *buf = NULL;
@@ -186,7 +187,8 @@ static int collect_formats(struct tracedat_format **fmtsp, size_t *nrp)
 		memcpy((char *)fmts[nr].text, buf, (size_t)n + 1);
 		fmts[nr].len = (size_t)n;
 		fmts[nr].system = l.v[i].system;	/* moved: not freed below */
-		l.v[i].system = NULL;
+		fmts[nr].name = l.v[i].name;
+		l.v[i].system = l.v[i].name = NULL;
 		nr++;
 	}
 	for (size_t i = 0; i < l.n; i++) {
@@ -209,7 +211,7 @@ static int collect_formats(struct tracedat_format **fmtsp, size_t *nrp)
  * systems (u32 count; per system its name, u32 count, formats). Formats of
  * one system must be adjacent in @fmts.
  */
-static void write_formats(struct obuf *b, const struct tracedat_format *fmts, size_t nr)
+static void write_formats(struct obuf *b, const struct evt_tracedat_format *fmts, size_t nr)
 {
 	size_t count_pos = 0;
 	uint32_t nev = 0, nsys = 0;
@@ -346,7 +348,7 @@ static int read_cpu_pages(struct evt_ring_buffer *rb, int cpu, struct obuf *out)
 	return ret;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int tracedat_write_all(int fd, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 
@@ -482,7 +484,7 @@ int tracedat_header(const struct tracedat_desc *d, unsigned char **out, size_t *
 
 long long evt_tracedat_write(struct evt_instance *inst, int fd, unsigned int flags)
 {
-	struct tracedat_format *fmts = NULL;
+	struct evt_tracedat_format *fmts = NULL;
 	struct tracedat_desc d = { 0 };
 	struct obuf *cpus = NULL;
 	struct evt_ring_buffer *rb;
@@ -539,10 +541,10 @@ long long evt_tracedat_write(struct evt_instance *inst, int fd, unsigned int fla
 	ret = tracedat_header(&d, &hdr, &hlen);
 	if (ret)
 		goto out;
-	ret = write_all(fd, hdr, hlen);
+	ret = tracedat_write_all(fd, hdr, hlen);
 	total = (long long)hlen;
 	for (int i = 0; !ret && i < ncpus; i++) {
-		ret = write_all(fd, cpus[i].p, cpus[i].len);
+		ret = tracedat_write_all(fd, cpus[i].p, cpus[i].len);
 		total += (long long)cpus[i].len;
 	}
 out:

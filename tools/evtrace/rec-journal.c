@@ -25,12 +25,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include <evtrace/ring_buffer.h>
 #include <evtrace/tracedat.h>
 
 #include "evtrace-cmd.h"
 #include "evtrace-journal.h"
-#include "output/tracedat_internal.h"
 
 #define RJ_VERSION	1
 #define RJ_HDR_SIZE	64
@@ -197,7 +195,8 @@ struct jsrc {
 	size_t nfmts;
 	struct jcpu *cpu;
 	bool in_file;
-	uint16_t *idmap; /* the file's id of each of its ids (0: the same), or NULL */
+	uint64_t *npages; /* for the merge (as_source()): pages per CPU */
+	struct evt_tracedat_format *tfmts; /* and its formats */
 };
 
 struct jfile {
@@ -241,20 +240,10 @@ static void jfile_free(struct jfile *jf)
 		for (unsigned int c = 0; s->cpu && c < s->nr_cpus; c++)
 			free(s->cpu[c].off);
 		free(s->cpu);
-		free(s->idmap);
+		free(s->npages);
+		free(s->tfmts);
 	}
 	free(jf->src);
-}
-
-unsigned int rj_fmt_id(const char *text)
-{
-	const char *p = strstr(text, "\nID: ");
-	unsigned long v;
-
-	if (!p)
-		return 0;
-	v = strtoul(p + 5, NULL, 10);
-	return v < RJ_ID_MAX ? (unsigned int)v : 0;
 }
 
 /* A bounded cursor over a metadata payload. */
@@ -348,7 +337,6 @@ static int parse_meta(struct jfile *jf, struct jsrc *s, const unsigned char *p, 
 		f->text = mc_str(&c, &f->len, false);
 		if (c.bad)
 			break;
-		f->id = rj_fmt_id(f->text);
 		s->nfmts++;
 	}
 	if (!c.bad && c.left)
@@ -495,268 +483,6 @@ static int jfile_load(struct jfile *jf, char *err, size_t errlen)
 
 /* --- the trace.dat ------------------------------------------------------------------------ */
 
-/* @f's text with its "ID: old" line saying @id instead (malloc'd); its length in *@lenp. */
-static char *retext(const struct rj_fmt *f, unsigned int id, size_t *lenp)
-{
-	const char *p = strstr(f->text, "\nID: "), *e;
-	char *out;
-	int n;
-
-	if (!p)
-		return NULL;
-	p += 5;
-	e = p + strspn(p, "0123456789");
-	out = malloc(f->len + 16);
-	if (!out)
-		return NULL;
-	n = snprintf(out, f->len + 16, "%.*s%u%s", (int)(p - f->text), f->text, id, e);
-	*lenp = (size_t)n;
-	return out;
-}
-
-/* Are @f and @g the same event (system, name, format but the ID line)? */
-static bool same_event(const struct rj_fmt *g, const struct rj_fmt *f)
-{
-	const char *a, *b, *ea, *eb;
-
-	if (strcmp(g->system, f->system) || strcmp(g->name, f->name))
-		return false;
-	a = strstr(g->text, "\nID: ");
-	b = strstr(f->text, "\nID: ");
-	if (!a || !b || a - g->text != b - f->text || strncmp(g->text, f->text, (size_t)(a - g->text)))
-		return false;
-	ea = strchr(a + 1, '\n');
-	eb = strchr(b + 1, '\n');
-	return !strcmp(ea ? ea : "", eb ? eb : "");
-}
-
-struct fmt_table {
-	struct tracedat_format *tf;
-	size_t n, cap;
-	char **owned;
-	size_t nowned;
-	const struct rj_fmt **by_id; /* RJ_ID_MAX: the event of each of the file's ids */
-};
-
-static int set_map(struct jsrc *s, unsigned int id, unsigned int nid)
-{
-	if (!s->idmap) {
-		s->idmap = calloc(RJ_ID_MAX, sizeof(*s->idmap));
-		if (!s->idmap)
-			return -ENOMEM;
-	}
-	s->idmap[id] = (uint16_t)nid;
-	return 0;
-}
-
-/* One event of @s into the table: the id of the same event already there, its own, or a new one. */
-static int merge_one(struct fmt_table *t, struct jsrc *s, const struct rj_fmt *f, unsigned int *next)
-{
-	unsigned int id = f->id, nid = 0;
-	const char *text = f->text;
-	size_t len = f->len;
-
-	for (size_t j = 0; j < t->n && !nid; j++) {
-		const struct rj_fmt *g = t->by_id[rj_fmt_id(t->tf[j].text)];
-
-		if (g && same_event(g, f))
-			nid = rj_fmt_id(t->tf[j].text);
-	}
-	if (nid)
-		return nid != id ? set_map(s, id, nid) : 0;
-	if (t->by_id[id]) {
-		/* its id is another event's: a new one */
-		char **no;
-
-		if (*next >= RJ_ID_MAX)
-			return -ENOMEM;
-		nid = (*next)++;
-		if (set_map(s, id, nid))
-			return -ENOMEM;
-		no = realloc(t->owned, (t->nowned + 1) * sizeof(*no));
-		if (!no)
-			return -ENOMEM;
-		t->owned = no;
-		t->owned[t->nowned] = retext(f, nid, &len);
-		if (!t->owned[t->nowned])
-			return -ENOMEM;
-		text = t->owned[t->nowned++];
-		id = nid;
-	}
-	t->by_id[id] = f;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct tracedat_format *nt = realloc(t->tf, cap * sizeof(*nt));
-
-		if (!nt)
-			return -ENOMEM;
-		t->tf = nt;
-		t->cap = cap;
-	}
-	t->tf[t->n++] = (struct tracedat_format){ .system = f->system, .text = text, .len = len };
-	return 0;
-}
-
-/*
- * The file's event table: the first process's ids as they are; a later
- * process's event with the same system, name and format (but the ID line)
- * takes the id already there; else its own id if free, else a new one
- * (its records' common_type rewritten through its idmap).
- */
-static int merge_formats(struct jfile *jf, struct fmt_table *t)
-{
-	unsigned int next = 32;
-	int ret = 0;
-
-	t->by_id = calloc(RJ_ID_MAX, sizeof(*t->by_id));
-	if (!t->by_id)
-		return -ENOMEM;
-	for (unsigned int k = 0; k < jf->nsrc; k++)
-		for (size_t i = 0; jf->src[k].in_file && i < jf->src[k].nfmts; i++)
-			if (jf->src[k].fmts[i].id >= next)
-				next = jf->src[k].fmts[i].id + 1;
-	for (unsigned int k = 0; !ret && k < jf->nsrc; k++)
-		for (size_t i = 0; !ret && jf->src[k].in_file && i < jf->src[k].nfmts; i++)
-			if (jf->src[k].fmts[i].id)
-				ret = merge_one(t, &jf->src[k], &jf->src[k].fmts[i], &next);
-	/* one system's formats adjacent, as the writer wants */
-	for (size_t i = 1; !ret && i < t->n; i++)
-		for (size_t j = i; j > 0 && strcmp(t->tf[j - 1].system, t->tf[j].system) > 0; j--) {
-			struct tracedat_format x = t->tf[j];
-
-			t->tf[j] = t->tf[j - 1];
-			t->tf[j - 1] = x;
-		}
-	return ret;
-}
-
-static void fmt_table_free(struct fmt_table *t)
-{
-	free(t->tf);
-	for (size_t i = 0; i < t->nowned; i++)
-		free(t->owned[i]);
-	free(t->owned);
-	free(t->by_id);
-}
-
-/* Rewrite each record's common_type in @page through @map (0: unchanged). */
-static void page_remap(unsigned char *page, unsigned int size, const uint16_t *map)
-{
-	const struct evt_ring_buffer_event *ev;
-	struct evt_rb_page_iter it;
-
-	if (evt_rb_page_iter_init(&it, page, size))
-		return;
-	while (evt_rb_page_iter_next(&it, &ev, NULL) > 0) {
-		unsigned char *data =
-			evt_ring_buffer_event_data((struct evt_ring_buffer_event *)ev);
-		uint16_t type;
-
-		/* the iterator checked the entry lies in the page; the type is its first 2 bytes */
-		if (evt_ring_buffer_event_length(ev) < 2)
-			continue;
-		memcpy(&type, data, sizeof(type));
-		if (map[type])
-			memcpy(data, &map[type], sizeof(type));
-	}
-}
-
-/* Is there a "@tid " line in @text? */
-static bool has_tid(const char *text, const char *key, size_t kl)
-{
-	const char *p = text;
-
-	while (p && *p) {
-		if (!strncmp(p, key, kl))
-			return true;
-		p = strchr(p, '\n');
-		p = p ? p + 1 : NULL;
-	}
-	return false;
-}
-
-/* Every in-file process's saved cmdlines, then its other names of threads not named yet. */
-static char *all_cmdlines(struct jfile *jf, size_t *lenp)
-{
-	size_t cap = 1, len = 0;
-	char *out;
-
-	for (unsigned int k = 0; k < jf->nsrc; k++)
-		if (jf->src[k].in_file)
-			cap += (jf->src[k].cmdlines ? strlen(jf->src[k].cmdlines) + 1 : 0) +
-			       (jf->src[k].names ? strlen(jf->src[k].names) + 1 : 0);
-	out = malloc(cap);
-	if (!out)
-		return NULL;
-	out[0] = '\0';
-	for (unsigned int k = 0; k < jf->nsrc; k++) {
-		const struct jsrc *s = &jf->src[k];
-		const char *p = s->names;
-
-		if (!s->in_file)
-			continue;
-		if (s->cmdlines && *s->cmdlines) {
-			len += (size_t)sprintf(out + len, "%s", s->cmdlines);
-			if (out[len - 1] != '\n')
-				out[len++] = '\n';
-			out[len] = '\0';
-		}
-		/* a thread the process's own table names keeps that name */
-		while (p && *p) {
-			const char *nl = strchr(p, '\n'), *sp = strchr(p, ' ');
-			size_t l = nl ? (size_t)(nl - p) + 1 : strlen(p);
-
-			if (sp && sp < p + l && !has_tid(out, p, (size_t)(sp - p) + 1)) {
-				memcpy(out + len, p, l);
-				len += l;
-				if (out[len - 1] != '\n')
-					out[len++] = '\n';
-				out[len] = '\0';
-			}
-			p += l;
-		}
-	}
-	*lenp = len;
-	return out;
-}
-
-/* Count a page's records. */
-static uint64_t page_records(const unsigned char *page, unsigned int size)
-{
-	struct evt_rb_page_iter it;
-	uint64_t n = 0;
-
-	if (evt_rb_page_iter_init(&it, page, size))
-		return 0;
-	while (evt_rb_page_iter_next(&it, NULL, NULL) > 0)
-		n++;
-	return n;
-}
-
-/* Each in-file process's CPUs, in order, their pages as the journal has them. */
-static int write_pages(struct jfile *jf, int outfd, unsigned char *page)
-{
-	for (unsigned int k = 0; k < jf->nsrc; k++) {
-		const struct jsrc *s = &jf->src[k];
-
-		for (unsigned int c = 0; s->in_file && c < s->nr_cpus; c++)
-			for (size_t i = 0; i < s->cpu[c].n; i++) {
-				ssize_t n = pread(jf->fd, page, jf->page_size,
-						  (off_t)s->cpu[c].off[i]);
-
-				if (n != (ssize_t)jf->page_size)
-					return n < 0 ? -errno : -EIO;
-				if (s->idmap)
-					page_remap(page, jf->page_size, s->idmap);
-				jf->sum->records += page_records(page, jf->page_size);
-				jf->sum->pages++;
-				if (cmd_write_all(outfd, page, jf->page_size) < 0)
-					return -errno;
-			}
-	}
-	return 0;
-}
-
 /*
  * Which processes go into the file: those with pages (when none has any,
  * the first one set up, for a valid empty file). Return: the first set up.
@@ -783,86 +509,105 @@ static struct jsrc *choose_sources(struct jfile *jf)
 	return first;
 }
 
+/* The pages of the processes in the file, for evt_tracedat_write_merged(). */
+struct jread {
+	struct jfile *jf;
+	struct jsrc **in; /* the processes in the file, in journal order */
+};
+
+static int read_page(void *ctx, unsigned int src, unsigned int cpu, uint64_t idx, void *buf)
+{
+	struct jread *jr = ctx;
+	ssize_t n = pread(jr->jf->fd, buf, jr->jf->page_size, (off_t)jr->in[src]->cpu[cpu].off[idx]);
+
+	if (n != (ssize_t)jr->jf->page_size)
+		return n < 0 ? -errno : -EIO;
+	return 0;
+}
+
+/* @s as a source of the merge: its page counts and formats, in arrays of its own. */
+static int as_source(struct jsrc *s, struct evt_tracedat_source *out)
+{
+	s->npages = calloc(s->nr_cpus, sizeof(*s->npages));
+	s->tfmts = calloc(s->nfmts ? s->nfmts : 1, sizeof(*s->tfmts));
+	if (!s->npages || !s->tfmts)
+		return -ENOMEM;
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		s->npages[c] = s->cpu[c].n;
+	for (size_t i = 0; i < s->nfmts; i++)
+		s->tfmts[i] = (struct evt_tracedat_format){ s->fmts[i].system, s->fmts[i].name,
+							    s->fmts[i].text, s->fmts[i].len };
+	*out = (struct evt_tracedat_source){ .nr_cpus = s->nr_cpus, .nr_pages = s->npages,
+					     .formats = s->tfmts, .nr_formats = s->nfmts,
+					     .cmdlines = s->cmdlines, .names = s->names };
+	return 0;
+}
+
+/* What the summary says of the file: its CPUs' bytes (for `record -N`), its counts. */
+static int summarize(struct jfile *jf, struct jread *jr, unsigned int nin,
+		     const struct evt_tracedat_merge_stats *st)
+{
+	struct rj_summary *sum = jf->sum;
+
+	sum->cpus = st->nr_cpus;
+	sum->data_at = st->data_at;
+	sum->meta_len = st->meta_len;
+	sum->page_size = jf->page_size;
+	sum->pages = st->pages;
+	sum->records = st->records;
+	sum->cpu_bytes = calloc(st->nr_cpus ? st->nr_cpus : 1, sizeof(*sum->cpu_bytes));
+	if (!sum->cpu_bytes)
+		return -ENOMEM;
+	for (unsigned int k = 0, base = 0; k < nin; k++) {
+		for (unsigned int c = 0; c < jr->in[k]->nr_cpus && base + c < st->nr_cpus; c++)
+			sum->cpu_bytes[base + c] = (uint64_t)jr->in[k]->cpu[c].n * jf->page_size;
+		base += jr->in[k]->nr_cpus;
+	}
+	return 0;
+}
+
 static int write_tracedat(struct jfile *jf, int outfd, char *err, size_t errlen)
 {
 	struct jsrc *first = choose_sources(jf);
-	struct fmt_table t = { 0 };
-	struct tracedat_desc d = { 0 };
-	unsigned char *hdr = NULL, *page = NULL;
-	uint64_t *sizes = NULL, empty = 0;
-	size_t hlen = 0, clen = 0;
-	char *cmdlines = NULL;
-	int ret;
+	struct evt_tracedat_merge m = { .read_page = read_page };
+	struct evt_tracedat_source *srcs = NULL;
+	struct evt_tracedat_merge_stats st;
+	struct jread jr = { .jf = jf };
+	unsigned int nin = 0;
+	long long n;
+	int ret = 0;
 
 	if (!first) {
 		/* killed before any process was set up: a valid file with nothing in it */
 		long ps = sysconf(_SC_PAGESIZE);
 
-		d.page_size = jf->page_size = ps > 0 ? (unsigned int)ps : 4096;
-		d.nr_cpus = 1;
-		d.clock = "local";
-		d.cpu_bytes = &empty;
-		d.meta_len = &jf->sum->meta_len;
-		ret = tracedat_header(&d, &hdr, &hlen);
-		sizes = ret ? NULL : calloc(1, sizeof(*sizes));
-		if (!ret && !sizes)
-			ret = -ENOMEM;
-		goto write;
+		jf->page_size = ps > 0 ? (unsigned int)ps : 4096;
+	} else {
+		m.clock = first->clock;
+		m.clock_list = first->clock_list;
+		m.date = first->date;
 	}
-	ret = merge_formats(jf, &t);
-	cmdlines = ret ? NULL : all_cmdlines(jf, &clen);
-	if (!ret && !cmdlines)
+	m.page_size = jf->page_size;
+	m.ctx = &jr;
+	jr.in = calloc(jf->nsrc ? jf->nsrc : 1, sizeof(*jr.in));
+	srcs = calloc(jf->nsrc ? jf->nsrc : 1, sizeof(*srcs));
+	if (!jr.in || !srcs)
 		ret = -ENOMEM;
-	for (unsigned int k = 0; !ret && k < jf->nsrc; k++)
-		if (jf->src[k].in_file)
-			d.nr_cpus += (int)jf->src[k].nr_cpus;
-	sizes = ret ? NULL : calloc((size_t)d.nr_cpus, sizeof(*sizes));
-	if (!ret && !sizes)
-		ret = -ENOMEM;
-	for (unsigned int k = 0, base = 0; !ret && k < jf->nsrc; k++) {
-		const struct jsrc *s = &jf->src[k];
-
-		for (unsigned int c = 0; s->in_file && c < s->nr_cpus; c++)
-			sizes[base + c] = (uint64_t)s->cpu[c].n * jf->page_size;
-		base += s->in_file ? s->nr_cpus : 0;
+	for (unsigned int k = 0; !ret && k < jf->nsrc; k++) {
+		if (!jf->src[k].in_file)
+			continue;
+		jr.in[nin] = &jf->src[k];
+		ret = as_source(&jf->src[k], &srcs[nin++]);
 	}
-	if (!ret) {
-		d.page_size = jf->page_size;
-		d.clock = first->clock;
-		d.clock_list = first->clock_list;
-		d.formats = t.tf;
-		d.nr_formats = t.n;
-		d.cmdlines = cmdlines;
-		d.cmdlines_len = clen;
-		d.cpu_bytes = sizes;
-		d.date = first->date;
-		d.meta_len = &jf->sum->meta_len;
-		ret = tracedat_header(&d, &hdr, &hlen);
-	}
-write:
-	jf->sum->cpus = ret ? 0 : (unsigned int)d.nr_cpus;
-	jf->sum->data_at = hlen;
-	jf->sum->page_size = jf->page_size;
-	if (!ret) {
-		jf->sum->cpu_bytes = sizes; /* the summary's now */
-		sizes = NULL;
-	}
-	for (unsigned int k = 0; k < jf->nsrc; k++)
-		jf->sum->in_file += jf->src[k].in_file;
-	if (!ret && cmd_write_all(outfd, hdr, hlen) < 0)
-		ret = -errno;
-	page = ret ? NULL : malloc(jf->page_size);
-	if (!ret && !page)
-		ret = -ENOMEM;
-	if (!ret)
-		ret = write_pages(jf, outfd, page);
+	jf->sum->in_file = (int)nin;
+	m.sources = srcs;
+	m.nr_sources = nin;
+	n = ret ? ret : evt_tracedat_write_merged(&m, outfd, &st);
+	ret = n < 0 ? (int)n : summarize(jf, &jr, nin, &st);
 	if (ret)
 		snprintf(err, errlen, "writing the trace.dat: %s", strerror(-ret));
-	free(page);
-	free(hdr);
-	free(sizes);
-	free(cmdlines);
-	fmt_table_free(&t);
+	free(jr.in);
+	free(srcs);
 	return ret;
 }
 

@@ -79,7 +79,6 @@ int rec_fetch_meta(struct rec_src *s)
 			fmts[nfmts].name = strdup(ev.v[j]);
 			fmts[nfmts].text = text;
 			fmts[nfmts].len = (size_t)n;
-			fmts[nfmts].id = rj_fmt_id(text);
 			nfmts++;
 			if (!fmts[nfmts - 1].system || !fmts[nfmts - 1].name)
 				ret = -ENOMEM;

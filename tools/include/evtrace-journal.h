@@ -17,17 +17,14 @@
 
 #define RJ_MAGIC     "evtrace-journal\n" /* the file's first 16 bytes */
 #define RJ_MAGIC_LEN 16
-#define RJ_ID_MAX    65536 /* event ids are u16 */
 
 /* One event format of a traced process, as its control socket gave it. */
 struct rj_fmt {
 	char *system, *name, *text;
 	size_t len;
-	unsigned int id; /* the "ID:" of the text */
 };
 
-/* rj_fmt_id(): the "ID: N" of a format text, or 0. rj_fmts_free(): @n formats and the array. */
-unsigned int rj_fmt_id(const char *text);
+/* rj_fmts_free(): @n formats and the array. */
 void rj_fmts_free(struct rj_fmt *f, size_t n);
 
 /*

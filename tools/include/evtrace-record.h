@@ -58,7 +58,6 @@
 #define REC_MAX_SRC    16   /* -p */
 #define REC_MAX_TREE   1024 /* processes of a command's tree */
 #define REC_POLL_MS    50
-#define REC_ID_MAX     65536
 
 struct rec_event {
 	char *spec;	  /* as given: sys:name, sys:*, sys, name */
