@@ -5,9 +5,11 @@
  *
  *   trace   byte order of the host (the file's), the UUID, the packet header
  *   env     hostname, tracer_name "evtrace", its version, the input, the clock
- *   clock   the file's trace clock: 1 GHz, and its offset from the Unix epoch
- *           (offset_s + offset, absolute) when the caller knows CLOCK_REALTIME
- *           at the clock's 0, so traces of several hosts line up
+ *   clock   the file's trace clock: 1 GHz (nanoseconds), or a counting clock's
+ *           frequency when the caller knows it (x86-tsc), and its offset from the
+ *           Unix epoch (offset_s + offset in counts, absolute) when the caller
+ *           knows CLOCK_REALTIME at the clock's 0, so traces of several hosts
+ *           line up
  *   stream  one class (id 0): packet context (timestamp_begin/end, sizes,
  *           packet_seq_num, events_discarded, cpu_id), event header (id, a
  *           64-bit time stamp), event context (tid, pid, comm)
@@ -234,8 +236,14 @@ static void tsdl_event(struct tsdl *t, const struct evt_tracedat_event *e)
 	tsdl_lit(t, "\t};\n};\n\n");
 }
 
+/*
+ * The clock: its frequency (a counting clock's, when known; else 1 GHz, the
+ * nanosecond clocks), and where its 0 lies on the epoch: offset_s seconds and
+ * offset counts of the clock (so the nanoseconds below the second are scaled).
+ */
 static void tsdl_clock(struct tsdl *t, const char *clock, const struct ctf_opts *o)
 {
+	unsigned long long freq = o->freq ? o->freq : 1000000000ULL;
 	long long s = 0, ns = 0;
 
 	if (o->has_epoch) {
@@ -245,14 +253,15 @@ static void tsdl_clock(struct tsdl *t, const char *clock, const struct ctf_opts 
 			ns += 1000000000LL;
 			s--;
 		}
+		ns = (long long)((unsigned __int128)ns * freq / 1000000000ULL);
 	}
 	tsdl_lit(t, "clock {\n\tname = evt_");
 	tsdl_ident(t, *clock ? clock : "clock", 64);
 	tsdl_lit(t, ";\n\tdescription = \"evtrace trace clock ");
 	tsdl_str(t, *clock ? clock : "(unnamed)");
-	tsdl_printf(t, "\";\n\tfreq = 1000000000;\n\tprecision = 1;\n"
+	tsdl_printf(t, "\";\n\tfreq = %llu;\n\tprecision = 1;\n"
 		       "\toffset_s = %lld;\n\toffset = %lld;\n\tabsolute = %s;\n};\n\n",
-		    s, ns, o->has_epoch ? "true" : "false");
+		    freq, s, ns, o->has_epoch ? "true" : "false");
 	tsdl_lit(t, "typealias integer { size = 64; align = 8; signed = false; "
 		    "map = clock.evt_");
 	tsdl_ident(t, *clock ? clock : "clock", 64);

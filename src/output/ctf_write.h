@@ -49,6 +49,7 @@ struct ctf_opts {
 	unsigned char uuid[16];	    /* the trace's UUID (packet headers, metadata) */
 	bool has_epoch;		    /* the clock's 0 is known on CLOCK_REALTIME: */
 	long long epoch_offset_ns;  /* CLOCK_REALTIME (ns) when the trace clock read 0 */
+	uint64_t freq;		    /* the clock's counts per second (0: 1 GHz, nanoseconds) */
 	unsigned int packet_bytes;  /* close a packet past this much content (0: 64 KiB) */
 };
 

@@ -148,7 +148,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int small = 0; small < 2; small++) {
 			struct ctf_opts o = { .hostname = "fuzz\"\\\x01\xff", .source = "in\n",
 					      .has_epoch = small, .epoch_offset_ns = -1,
-					      .packet_bytes = small ? 1 : 0 };
+					      .packet_bytes = small ? 1 : 0,
+					      .freq = small ? 2096003215ULL : 0 };
 			struct fz_sink s = { 0 };
 			struct ctf_sink sink = { fz_write, &s };
 			struct ctf_stats st;

@@ -14,8 +14,15 @@
  *   hidden .evtrace-record.dat: `evtrace report` reads the events recorded so far,
  *   `evtrace recover` makes it a trace.dat that `evtrace export --format=ctf`
  *   turns into a CTF trace babeltrace2 reads.
+ * - the x86-tsc clock (a process attached with -p, its trace_clock set first):
+ *   record --date --format=ctf gives the CTF clock the TSC's frequency (not 1 GHz)
+ *   and its offset from the epoch, so babeltrace2 prints today's date and the
+ *   events span the time they took (under 3 s; at 1 GHz a 2 GHz TSC's second would
+ *   look like two). `evtrace export --format=ctf` of an x86-tsc trace.dat warns that
+ *   the frequency is not in the file, and writes the one --clock-freq gives.
  * SKIP without babeltrace2.
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -94,18 +101,17 @@ static void check_direct(void)
 		       "grep -qv '^stream_[0-9]*$'",
 		       tmpdir),
 		    1);
-	T_ASSERT_EQ(count("babeltrace2 %s/ctf | grep -c 'recdemo:req_'", tmpdir), 80L);
-	T_ASSERT_EQ(count("babeltrace2 %s/ctf | grep -c 'recdemo:req_done'", tmpdir), 40L);
-	/* each worker's requests 0..19, once each, started and done */
-	T_ASSERT_EQ(count("babeltrace2 %s/ctf | grep -o 'worker = [01], req = [0-9]*' | sort -u | "
-			  "wc -l",
-			  tmpdir),
-		    40L);
 	/* on the wall clock: babeltrace2 prints today's date (UTC) */
 	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
-	T_ASSERT_EQ(count("babeltrace2 --clock-gmt --clock-date %s/ctf | grep -c '^\\[%s'", tmpdir,
-			  date),
-		    80L);
+	T_ASSERT_EQ(sh("babeltrace2 --clock-gmt --clock-date %s/ctf > %s/ctf.txt", tmpdir, tmpdir),
+		    0);
+	T_ASSERT_EQ(count("grep -c 'recdemo:req_' %s/ctf.txt", tmpdir), 80L);
+	T_ASSERT_EQ(count("grep -c 'recdemo:req_done' %s/ctf.txt", tmpdir), 40L);
+	T_ASSERT_EQ(count("grep -c '^\\[%s' %s/ctf.txt", date, tmpdir), 80L);
+	/* each worker's requests 0..19, once each, started and done */
+	T_ASSERT_EQ(count("grep -o 'worker = [01], req = [0-9]*' %s/ctf.txt | sort -u | wc -l",
+			  tmpdir),
+		    40L);
 }
 
 static void check_refusals(void)
@@ -161,6 +167,91 @@ static void check_killed(void)
 	T_ASSERT(count("babeltrace2 %s/killed-ctf | grep -c 'recdemo:req_'", tmpdir) >= n);
 }
 
+/* record-demo with a control socket, its trace clock x86-tsc, until SIGINT; its pid. */
+static pid_t start_tsc_demo(void)
+{
+	pid_t pid = fork();
+
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		int nul = open("/dev/null", O_WRONLY);
+
+		dup2(nul, 1);
+		setenv("EVTRACE_CONTROL", "1", 1);
+		execl(demo, demo, "-t", "1", "-d", "0", (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 100; i++) {
+		if (!sh("%s write -p %d trace_clock x86-tsc 2>/dev/null", tool, (int)pid))
+			return pid;
+		usleep(10000);
+	}
+	t_fail("cannot set record-demo's trace clock");
+}
+
+/*
+ * record -p @pid with @opts to @out; the process is stopped (SIGINT: it ends its
+ * loop and exits, which ends the record) 0.3 s later. On a failure, the
+ * record's messages.
+ */
+static void record_tsc(const char *opts, const char *out, pid_t pid)
+{
+	char cmd[16384];
+	pid_t rec;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "exec %s record -q %s -e 'recdemo:*' -o %s/%s -p %d 2>%s/%s.err",
+		 tool, opts, tmpdir, out, (int)pid, tmpdir, out);
+	rec = fork();
+	T_ASSERT(rec >= 0);
+	if (rec == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	usleep(300000);
+	kill(pid, SIGINT);
+	waitpid(pid, NULL, 0);
+	T_ASSERT(waitpid(rec, &st, 0) == rec);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		sh("cat %s/%s.err >&2", tmpdir, out);
+	T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static void check_tsc(void)
+{
+	char date[16];
+	time_t now = time(NULL);
+	long long freq;
+	pid_t pid;
+
+	pid = start_tsc_demo();
+	record_tsc("--date --format=ctf", "tsc", pid);
+	freq = count("sed -n 's/^\tfreq = \\([0-9]*\\);/\\1/p' %s/tsc/metadata", tmpdir);
+	T_ASSERT(freq >= 10000000LL && freq <= 10000000000LL && freq != 1000000000LL);
+	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
+	T_ASSERT_EQ(sh("babeltrace2 --clock-gmt --clock-date %s/tsc > %s/tsc.txt", tmpdir, tmpdir),
+		    0);
+	T_ASSERT(count("grep -c 'recdemo:req_' %s/tsc.txt", tmpdir) > 0);
+	T_ASSERT_EQ(count("grep -vc '^\\[%s' %s/tsc.txt", date, tmpdir), 0L);
+	/* first to last event, in seconds, as babeltrace2 computes them from freq */
+	T_ASSERT_EQ(
+		count("babeltrace2 --clock-seconds %s/tsc | sed -n 's/^\\[\\([0-9.]*\\)\\].*/\\1/p'"
+		      " | awk 'NR == 1 { f = $1 } { l = $1 } END { print (l - f < 3) ? 1 : 0 }'",
+		      tmpdir),
+		1L);
+
+	pid = start_tsc_demo();
+	record_tsc("", "tsc.dat", pid);
+	T_ASSERT_EQ(sh("%s export --format=ctf -o %s/tsc-1g %s/tsc.dat 2>%s/tsc.err && "
+		       "grep -q 'frequency is not in the file' %s/tsc.err",
+		       tool, tmpdir, tmpdir, tmpdir, tmpdir),
+		    0);
+	T_ASSERT_EQ(sh("%s export --format=ctf --clock-freq %lld -o %s/tsc-f %s/tsc.dat && "
+		       "grep -q '^\tfreq = %lld;' %s/tsc-f/metadata",
+		       tool, freq, tmpdir, tmpdir, freq, tmpdir),
+		    0);
+}
+
 int main(void)
 {
 	T_ASSERT(getcwd(top, sizeof(top)));
@@ -174,6 +265,9 @@ int main(void)
 	check_direct();
 	check_refusals();
 	check_killed();
+#if defined(__x86_64__) || defined(__aarch64__)
+	check_tsc();
+#endif
 	sh("rm -rf %s", tmpdir);
 	return T_PASS;
 }

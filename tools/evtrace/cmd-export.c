@@ -8,6 +8,8 @@
  *
  *   --format perfetto       JSON (also "json", "chrome"; the default)
  *   --format ctf            a CTF trace in the directory -o names (required)
+ *   --clock-freq HZ         ctf: the counting clock's counts per second (x86-tsc:
+ *                           the file does not say; default 1 GHz, with a warning)
  *   -o, --output FILE       write there (default: standard output; "-" too)
  *   --durations             X_begin/X_end, X_enter/X_exit, sys_enter_X/sys_exit_X
  *                           pairs as duration (B/E) events
@@ -45,6 +47,8 @@ static void ex_usage(FILE *f)
 		"  --format FMT        perfetto (default; also: json, chrome) or ctf\n"
 		"  -o, --output OUT    write to OUT (default: standard output); with ctf, the\n"
 		"                      directory of the trace (made; must be empty)\n"
+		"  --clock-freq HZ     ctf: the clock's counts per second (x86-tsc: the TSC's\n"
+		"                      frequency on the recording machine; default 1 GHz)\n"
 		"  --durations         X_begin/X_end, X_enter/X_exit, sys_enter_X/sys_exit_X\n"
 		"                      pairs (both halves in the file) as duration events\n");
 	fputs(CMD_SELECT_USAGE, f);
@@ -67,6 +71,7 @@ int cmd_export(int argc, char **argv)
 		{ "format", required_argument, NULL, 'T' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "durations", no_argument, NULL, 'D' },
+		{ "clock-freq", required_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -77,6 +82,8 @@ int cmd_export(int argc, char **argv)
 	struct tjson_sink sink;
 	int c, ret, fd = 1, status = 2;
 	bool ctf = false;
+	unsigned long long freq = 0;
+	char *end;
 	char err[256];
 
 	if (!sel) {
@@ -105,6 +112,15 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'D':
 			opts.durations = true;
+			break;
+		case 'Z':
+			errno = 0;
+			freq = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || !freq || freq > 1000000000000ULL) {
+				cmd_error("--clock-freq: '%s' is not a frequency (1..10^12 Hz)",
+					  optarg);
+				goto out;
+			}
 			break;
 		case 'h':
 			ex_usage(stdout);
@@ -139,7 +155,7 @@ int cmd_export(int argc, char **argv)
 	}
 	if (ctf) {
 		struct cmd_ctf_args a = { .dir = out, .source = path, .want = ex_want,
-					  .want_ctx = sel };
+					  .want_ctx = sel, .freq = freq };
 
 		/* the DATE option (record --date) puts the clock on the epoch */
 		a.has_epoch = evt_tracedat_date(td, &a.epoch_offset_ns) == 1;

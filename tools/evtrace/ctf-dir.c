@@ -169,6 +169,10 @@ int cmd_ctf_write_dir(struct evt_tracedat *td, const struct cmd_ctf_args *a)
 	o.want_ctx = a->want_ctx;
 	o.has_epoch = a->has_epoch;
 	o.epoch_offset_ns = a->epoch_offset_ns;
+	o.freq = a->freq;
+	if (!o.freq && !strcmp(evt_tracedat_clock(td), "x86-tsc"))
+		cmd_error("%s: warning: the x86-tsc clock's frequency is not in the file: written "
+			  "as 1 GHz (give it with --clock-freq HZ)", a->dir);
 	ret = ctf_dir_close(&cd, ctf_export(td, &o, &sink, &st));
 	if (ret == -EBADMSG) {
 		cmd_error("%s: %s (the CTF trace holds the %llu events before it)",

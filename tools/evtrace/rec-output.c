@@ -165,7 +165,7 @@ int rec_end(struct rec *r, int ret)
 
 		r->net_failed = cmd_net_send(r->net, &nf) != 0; /* the local file stays */
 	}
-	if (r->ctf && cmd_record_ctf(r->ctf, r->output, RECORD_CTF_JOURNAL))
+	if (r->ctf && cmd_record_ctf(r->ctf, r->output, RECORD_CTF_JOURNAL, r->date))
 		r->net_failed = true; /* the trace.dat stays, said */
 	rj_summary_free(&sum);
 	rec_unmatched(r);

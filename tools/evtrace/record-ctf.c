@@ -10,6 +10,10 @@
  * clock's offset), then removed. So a recorder that is killed leaves the journal
  * in DIR, which `evtrace recover` makes a trace.dat and `evtrace report` reads as
  * it is; a failed export leaves the trace.dat there and says so.
+ *
+ * The x86-tsc clock counts cycles, and the file says not how fast: the recorder,
+ * on the same machine, gives the CTF clock the TSC's frequency (and with --date
+ * its offset from the epoch), so babeltrace2 shows real times.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,9 +25,11 @@
 #include "evtrace-cmd.h"
 #include "evtrace-ctf.h"
 #include "evtrace-journal.h"
+#include "evtrace-rectime.h"
 
-int cmd_record_ctf(const char *dir, const char *dat, const char *name)
+int cmd_record_ctf(const char *dir, const char *dat, const char *name, bool date)
 {
+	long long epoch;
 	struct cmd_ctf_args a = { .dir = dir, .source = NULL, .keep = name };
 	struct evt_tracedat *td = NULL;
 	char err[256];
@@ -35,6 +41,11 @@ int cmd_record_ctf(const char *dir, const char *dat, const char *name)
 		return 1;
 	}
 	a.has_epoch = evt_tracedat_date(td, &a.epoch_offset_ns) == 1;
+	/* a counting clock of this machine: its frequency, and with --date its epoch */
+	if (!cmd_clock_freq(evt_tracedat_clock(td), &a.freq, &epoch) && date) {
+		a.has_epoch = true;
+		a.epoch_offset_ns = epoch;
+	}
 	ret = cmd_ctf_write_dir(td, &a);
 	evt_tracedat_close(td);
 	if (ret) {

@@ -20,6 +20,7 @@ struct cmd_ctf_args {
 	const char *keep;  /* a file the directory may hold already (NULL: none) */
 	bool has_epoch;	   /* CLOCK_REALTIME (ns) at the trace clock's 0, when known */
 	long long epoch_offset_ns;
+	unsigned long long freq; /* a counting clock's counts per second (0: 1 GHz) */
 };
 
 /*
@@ -49,9 +50,10 @@ int cmd_record_ctf_setup(const char *dir, char *dat, size_t len);
 
 /*
  * cmd_record_ctf() - `record --format=ctf`: the recording @dat (a trace.dat in @dir,
- * named @name there) exported into @dir as a CTF trace, then removed. On an error
+ * named @name there) exported into @dir as a CTF trace, then removed (x86-tsc: with this
+ * machine's TSC frequency, and with @date its epoch offset). On an error
  * the trace.dat stays (the message names it). Return: 0, or 1 (said).
  */
-int cmd_record_ctf(const char *dir, const char *dat, const char *name);
+int cmd_record_ctf(const char *dir, const char *dat, const char *name, bool date);
 
 #endif /* EVTRACE_CTF_H */

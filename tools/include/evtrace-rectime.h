@@ -20,4 +20,14 @@ int cmd_clock_epoch_offset(const char *clock, long long *offset_ns);
  */
 int cmd_date_option(const char *clock, char *buf, size_t len);
 
+/*
+ * cmd_clock_freq() - the counts per second of the counting clock @clock on this
+ * machine (x86-tsc: the TSC's, as the library calibrated it; on aarch64 the
+ * virtual counter's), and in *@epoch_ns CLOCK_REALTIME (ns) when it read 0 (its
+ * count now scaled by that frequency, the narrowest of a few bracketed reads).
+ * Return: 0, or -EINVAL for a nanosecond clock, "counter" (not time), or a TSC
+ * that could not be calibrated.
+ */
+int cmd_clock_freq(const char *clock, unsigned long long *hz, long long *epoch_ns);
+
 #endif /* EVTRACE_RECTIME_H */
