@@ -20,6 +20,7 @@
 #include <evtrace/kprobe.h>
 #include <evtrace/tracefs.h>
 #include <evtrace/tracedat.h>
+#include <evtrace/export.h>
 #include <evtrace/control.h>
 
 #endif /* EVTRACE_EVTRACE_H */

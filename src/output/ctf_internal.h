@@ -15,7 +15,7 @@
 
 #include <evtrace/events.h>
 
-#include "output/ctf_write.h"
+#include <evtrace/export.h>
 
 enum ctf_kind {
 	CTF_INT,	 /* integer of @es bytes, @sgn, base 10 */
@@ -58,7 +58,7 @@ void ctf_field_plan(const struct evt_field *f, struct ctf_field *p);
  * @out/@lenp: a malloc'd text and its length.
  * Context: any; allocates. Return: 0, -ENOMEM.
  */
-int ctf_metadata(struct evt_tracedat *td, const struct ctf_opts *o, char **out, size_t *lenp);
+int ctf_metadata(struct evt_tracedat *td, const struct evt_ctf_opts *o, char **out, size_t *lenp);
 
 /* Does @td's event table give @e its id (the first of any duplicates)? */
 struct evt_tracedat_event;

@@ -241,7 +241,7 @@ static void tsdl_event(struct tsdl *t, const struct evt_tracedat_event *e)
  * nanosecond clocks), and where its 0 lies on the epoch: offset_s seconds and
  * offset counts of the clock (so the nanoseconds below the second are scaled).
  */
-static void tsdl_clock(struct tsdl *t, const char *clock, const struct ctf_opts *o)
+static void tsdl_clock(struct tsdl *t, const char *clock, const struct evt_ctf_opts *o)
 {
 	unsigned long long freq = o->freq ? o->freq : 1000000000ULL;
 	long long s = 0, ns = 0;
@@ -291,7 +291,7 @@ static const char tsdl_stream[] =
 	"\t};\n"
 	"};\n\n";
 
-static void tsdl_head(struct tsdl *t, const struct ctf_opts *o)
+static void tsdl_head(struct tsdl *t, const struct evt_ctf_opts *o)
 {
 	const unsigned char *u = o->uuid;
 
@@ -309,7 +309,7 @@ static void tsdl_head(struct tsdl *t, const struct ctf_opts *o)
 		    "\t\tevt_u32 stream_id;\n\t\tevt_u64 stream_instance_id;\n\t};\n};\n\n");
 }
 
-int ctf_metadata(struct evt_tracedat *td, const struct ctf_opts *o, char **out, size_t *lenp)
+int ctf_metadata(struct evt_tracedat *td, const struct evt_ctf_opts *o, char **out, size_t *lenp)
 {
 	const char *clock = evt_tracedat_clock(td);
 	struct tsdl t = { 0 };

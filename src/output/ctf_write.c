@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * output/ctf_write.c - the streams of a CTF 1.8 trace made from a trace.dat file
- * (ctf_write.h; the metadata that describes these bytes is ctf_meta.c).
+ * (evtrace/export.h; the metadata that describes these bytes is ctf_meta.c).
  *
  * One pass over the records (evt_tracedat_next: CPUs merged by time). Each CPU
  * has a packet being filled in memory; a packet is closed and handed to the
@@ -24,7 +24,7 @@
  * as zeros (an empty string, an empty sequence).
  *
  * A stream's time stamps must not go backwards in CTF: one lower than the
- * stream's last is raised to it and counted (ctf_stats.clamped).
+ * stream's last is raised to it and counted (evt_ctf_stats.clamped).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -53,9 +53,9 @@ struct ctf_stream {
 
 struct ctf_writer {
 	struct evt_tracedat *td;
-	const struct ctf_opts *o;
-	struct ctf_sink *sink;
-	struct ctf_stats st;
+	const struct evt_ctf_opts *o;
+	struct evt_ctf_sink *sink;
+	struct evt_ctf_stats st;
 	struct ctf_stream *streams;
 	int nr_streams;
 	size_t packet_bytes;
@@ -304,10 +304,10 @@ static void cw_record(struct ctf_writer *w, const struct evt_tracedat_record *re
 	w->st.records++;
 }
 
-int ctf_export(struct evt_tracedat *td, const struct ctf_opts *o, struct ctf_sink *sink,
-	       struct ctf_stats *st)
+int evt_tracedat_export_ctf(struct evt_tracedat *td, const struct evt_ctf_opts *o, struct evt_ctf_sink *sink,
+	       struct evt_ctf_stats *st)
 {
-	static const struct ctf_opts dflt;
+	static const struct evt_ctf_opts dflt;
 	struct ctf_writer w = { .td = td, .o = o ? o : &dflt, .sink = sink };
 	struct evt_tracedat_record rec;
 	size_t mlen = 0;
@@ -318,7 +318,7 @@ int ctf_export(struct evt_tracedat *td, const struct ctf_opts *o, struct ctf_sin
 	ret = ctf_metadata(td, w.o, &meta, &mlen);
 	if (ret)
 		return ret;
-	ret = sink->write(sink->ctx, CTF_FILE_METADATA, meta, mlen);
+	ret = sink->write(sink->ctx, EVT_CTF_FILE_METADATA, meta, mlen);
 	free(meta);
 	if (ret)
 		return ret < 0 ? ret : -EIO;

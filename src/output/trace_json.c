@@ -40,7 +40,7 @@
 /* --- the buffered writer ------------------------------------------------------------ */
 
 struct tjw {
-	struct tjson_sink *sink;
+	struct evt_json_sink *sink;
 	int err;
 	size_t len;
 	char buf[1 << 16];
@@ -405,7 +405,7 @@ static struct tj_slot *tj_set_get(struct tj_set *s, int key)
 
 struct tj_state {
 	struct evt_tracedat *td;
-	const struct tjson_opts *o;
+	const struct evt_json_opts *o;
 	struct tjw *w;
 	struct tj_set tids, pids;
 	bool tgid; /* the current record's event has common_tgid */
@@ -722,10 +722,10 @@ static int tj_record(struct tj_state *s, const struct evt_tracedat_record *rec)
 
 /* --- the file ----------------------------------------------------------------------- */
 
-int tjson_export(struct evt_tracedat *td, const struct tjson_opts *o, struct tjson_sink *sink,
-		 struct tjson_stats *st)
+int evt_tracedat_export_json(struct evt_tracedat *td, const struct evt_json_opts *o, struct evt_json_sink *sink,
+		 struct evt_json_stats *st)
 {
-	static const struct tjson_opts defaults;
+	static const struct evt_json_opts defaults;
 	struct tjw *w = malloc(sizeof(*w));
 	struct evt_tracedat_record rec;
 	struct tj_state s = { .td = td, .o = o ? o : &defaults, .w = w, .first = true };

@@ -9,7 +9,8 @@
 #     defines is an edge <dir> -> <that dir>;
 #   - the include lines: `#include "<dir>/..."` in src/<dir>/* and tools/ is an edge too.
 # Each edge is compared with the allowed matrix, tests/compile/layers.txt ("layer: the layers
-# it may use"; "public": the evt_* functions of any layer), DESIGN.md's diagram as data.
+# it may use"; "public": the evt_* functions of any layer; "headers LAYER: dir/file.h ...": the
+# only private headers LAYER may include), DESIGN.md's diagram as data.
 # Prints every edge the matrix does not allow (with the symbols or the files that make it) and
 # every cycle (a set of directories that reach each other), and exits 1 if there is any.
 # --report prints the same and exits 0; --graph also prints every edge. src/init.c (the library's start) is layer "init".
@@ -66,6 +67,13 @@ part == 1 {				# the matrix
 	sub(/#.*/, "")
 	if (!NF)
 		next
+	if ($1 == "headers") {		# "headers LAYER: dir/file.h ...": its only private headers
+		l = $2; sub(/:$/, "", l)
+		hdrlist[l] = 1
+		for (i = 3; i <= NF; i++)
+			hdrok[l, $i] = 1
+		next
+	}
 	l = $1; sub(/:$/, "", l)
 	known[l] = 1
 	for (i = 2; i <= NF; i++)
@@ -84,6 +92,11 @@ part == 2 {				# the symbols
 part == 3 {				# the include lines
 	if ($1 != $3)
 		addedge($1, $3, "#include \"" $3 "/" $4 "\" in " $2)
+	if (($1 in hdrlist) && !(($1, $3 "/" $4) in hdrok)) {
+		printf "layers: %s: #include \"%s/%s\" in %s: a private header (layers.txt: " \
+			"\"headers %s:\" names the only ones)\n", $1, $3, $4, $2, $1
+		badhdr++
+	}
 	seen[$1] = 1
 	next
 }
@@ -173,6 +186,6 @@ END {
 	}
 	printf "layers: %d directories, %d edges, %d against the matrix, %d cycles\n",
 		n, ne, nb, nc
-	if ((nb || nc || bad) && !report)
+	if ((nb || nc || bad || badhdr) && !report)
 		exit 1
 }' "$matrix" "$tmp/syms" "$tmp/incs"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Fuzz target: the CTF writer (ctf_export, src/output/ctf_write.c and ctf_meta.c)
+ * Fuzz target: the CTF writer (evt_tracedat_export_ctf, src/output/ctf_write.c and ctf_meta.c)
  * over untrusted trace.dat bytes, as `evtrace export --format=ctf` runs it.
  *
  * The input is opened with evt_tracedat_open_mem() (from a heap block of exactly
@@ -66,7 +66,7 @@ static int fz_write(void *ctx, int file, const void *buf, size_t len)
 {
 	struct fz_sink *s = ctx;
 
-	if (file == CTF_FILE_METADATA) {
+	if (file == EVT_CTF_FILE_METADATA) {
 		check(!s->wrote_stream);
 		return fz_append(&s->meta, buf, len);
 	}
@@ -146,18 +146,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(buf, data, size);
 	if (evt_tracedat_open_mem(buf, size, &td, err, sizeof(err)) == 0) {
 		for (int small = 0; small < 2; small++) {
-			struct ctf_opts o = { .hostname = "fuzz\"\\\x01\xff", .source = "in\n",
+			struct evt_ctf_opts o = { .hostname = "fuzz\"\\\x01\xff", .source = "in\n",
 					      .has_epoch = small, .epoch_offset_ns = -1,
 					      .packet_bytes = small ? 1 : 0,
 					      .freq = small ? 2096003215ULL : 0 };
 			struct fz_sink s = { 0 };
-			struct ctf_sink sink = { fz_write, &s };
-			struct ctf_stats st;
+			struct evt_ctf_sink sink = { fz_write, &s };
+			struct evt_ctf_stats st;
 			int ret;
 
 			memset(o.uuid, 0xa5, sizeof(o.uuid));
 			evt_tracedat_rewind(td);
-			ret = ctf_export(td, &o, &sink, &st);
+			ret = evt_tracedat_export_ctf(td, &o, &sink, &st);
 			check(ret == 0 || ret == -EBADMSG || ret == -ENOMEM || ret == -ERANGE);
 			if (ret != -ENOMEM) {
 				check_meta(&s.meta);

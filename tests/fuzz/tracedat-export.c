@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Fuzz target: `evtrace export` (tjson_export, src/output/trace_json.c) over
+ * Fuzz target: `evtrace export` (evt_tracedat_export_json, src/output/trace_json.c) over
  * untrusted trace.dat bytes.
  *
  * The input is opened with evt_tracedat_open_mem() (from a heap block of
@@ -251,15 +251,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(buf, data, size);
 	if (evt_tracedat_open_mem(buf, size, &td, err, sizeof(err)) == 0) {
 		for (int durations = 0; durations < 2; durations++) {
-			struct tjson_opts o = { .source = "fuzz\"\x01\xff",
+			struct evt_json_opts o = { .source = "fuzz\"\x01\xff",
 						.durations = durations };
-			struct tjson_sink sink = { mem_write, NULL };
+			struct evt_json_sink sink = { mem_write, NULL };
 			struct mem m = { 0 };
 			int ret;
 
 			sink.ctx = &m;
 			evt_tracedat_rewind(td);
-			ret = tjson_export(td, &o, &sink, NULL);
+			ret = evt_tracedat_export_json(td, &o, &sink, NULL);
 			check(ret == 0 || ret == -EBADMSG || ret == -ENOMEM);
 			if (ret != -ENOMEM)
 				check_json(&m, ret);

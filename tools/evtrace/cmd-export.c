@@ -28,13 +28,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <evtrace/export.h>
 #include <evtrace/tracedat.h>
 
 #include "evtrace-cmd.h"
 #include "evtrace-journal.h"
 #include "evtrace-ctf.h"
 #include "evtrace-select.h"
-#include "output/trace_json.h"
 
 static void ex_usage(FILE *f)
 {
@@ -76,10 +76,10 @@ int cmd_export(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cmd_select *sel = malloc(sizeof(*sel));
-	struct tjson_opts opts = { 0 };
+	struct evt_json_opts opts = { 0 };
 	struct evt_tracedat *td = NULL;
 	const char *path, *out = NULL;
-	struct tjson_sink sink;
+	struct evt_json_sink sink;
 	int c, ret, fd = 1, status = 2;
 	bool ctf = false;
 	unsigned long long freq = 0;
@@ -172,7 +172,7 @@ int cmd_export(int argc, char **argv)
 	opts.want_ctx = sel;
 	sink.write = ex_write;
 	sink.ctx = &fd;
-	ret = tjson_export(td, &opts, &sink, NULL);
+	ret = evt_tracedat_export_json(td, &opts, &sink, NULL);
 	if (ret == -EBADMSG) {
 		cmd_error("%s: %s", path, evt_tracedat_error(td));
 	} else if (ret) {

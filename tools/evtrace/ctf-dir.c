@@ -21,11 +21,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <evtrace/export.h>
 #include <evtrace/tracedat.h>
 
 #include "evtrace-cmd.h"
 #include "evtrace-ctf.h"
-#include "output/ctf_write.h"
 
 #define CTF_DIR_MAX_CPUS 4096
 
@@ -98,7 +98,7 @@ static int ctf_dir_write(void *ctx, int file, const void *buf, size_t len)
 	struct ctf_dir *cd = ctx;
 	int *fdp;
 
-	if (file == CTF_FILE_METADATA) {
+	if (file == EVT_CTF_FILE_METADATA) {
 		fdp = &cd->meta;
 	} else {
 		if (file < 0 || file >= CTF_DIR_MAX_CPUS)
@@ -118,7 +118,7 @@ static int ctf_dir_write(void *ctx, int file, const void *buf, size_t len)
 	if (*fdp < 0) {
 		char name[32];
 
-		if (file == CTF_FILE_METADATA)
+		if (file == EVT_CTF_FILE_METADATA)
 			snprintf(name, sizeof(name), "metadata");
 		else
 			snprintf(name, sizeof(name), "stream_%d", file);
@@ -145,9 +145,9 @@ static int ctf_dir_close(struct ctf_dir *cd, int ret)
 int cmd_ctf_write_dir(struct evt_tracedat *td, const struct cmd_ctf_args *a)
 {
 	struct ctf_dir cd = { .meta = -1, .path = a->dir };
-	struct ctf_sink sink = { ctf_dir_write, &cd };
-	struct ctf_opts o = { 0 };
-	struct ctf_stats st;
+	struct evt_ctf_sink sink = { ctf_dir_write, &cd };
+	struct evt_ctf_opts o = { 0 };
+	struct evt_ctf_stats st;
 	char host[256];
 	int ret;
 
@@ -173,7 +173,7 @@ int cmd_ctf_write_dir(struct evt_tracedat *td, const struct cmd_ctf_args *a)
 	if (!o.freq && !strcmp(evt_tracedat_clock(td), "x86-tsc"))
 		cmd_error("%s: warning: the x86-tsc clock's frequency is not in the file: written "
 			  "as 1 GHz (give it with --clock-freq HZ)", a->dir);
-	ret = ctf_dir_close(&cd, ctf_export(td, &o, &sink, &st));
+	ret = ctf_dir_close(&cd, evt_tracedat_export_ctf(td, &o, &sink, &st));
 	if (ret == -EBADMSG) {
 		cmd_error("%s: %s (the CTF trace holds the %llu events before it)",
 			  a->source ? a->source : "input", evt_tracedat_error(td), st.records);
