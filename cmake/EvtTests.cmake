@@ -9,17 +9,24 @@
 #   examples/<name>.c      built by default              ctest example/<name>
 #   bench/<name>.c         built, never run by ctest     build/bench/<name>
 #
-# Every test program links libevtrace statically plus tests/helpers.c, and may include private
-# headers from src/. New files are picked up at the next build (CONFIGURE_DEPENDS).
+# Every test program links libevtrace statically plus the test library (tests/lib/, compiled
+# once), and may include private headers from src/. New files are picked up at the next build
+# (CONFIGURE_DEPENDS).
 
 set(EVT_TESTS_DIR ${CMAKE_CURRENT_SOURCE_DIR}/tests)
+
+# The test library: what test programs share (tests/lib/README.md), compiled once per tree.
+file(GLOB EVT_TESTLIB_SOURCES CONFIGURE_DEPENDS ${EVT_TESTS_DIR}/lib/*.c)
+add_library(evt_testlib STATIC ${EVT_TESTLIB_SOURCES})
+target_include_directories(evt_testlib PUBLIC ${EVT_TESTS_DIR}/lib ${EVT_TESTS_DIR})
+target_link_libraries(evt_testlib PUBLIC evtrace_static)
 
 # evt_test_program(<dir> <name> <sources...>): executable <dir>-<name>, built as
 # ${CMAKE_BINARY_DIR}/tests/<dir>/<name>.
 function(evt_test_program dir name)
 	add_executable(${dir}-${name} ${ARGN})
 	target_include_directories(${dir}-${name} PRIVATE ${EVT_TESTS_DIR})
-	target_link_libraries(${dir}-${name} PRIVATE evtrace_static)
+	target_link_libraries(${dir}-${name} PRIVATE evt_testlib evtrace_static)
 	set_target_properties(${dir}-${name} PROPERTIES OUTPUT_NAME ${name}
 		RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/${dir})
 endfunction()
@@ -42,7 +49,7 @@ endif()
 file(GLOB EVT_UNIT_TESTS CONFIGURE_DEPENDS ${EVT_TESTS_DIR}/unit/*.c)
 foreach(src ${EVT_UNIT_TESTS})
 	get_filename_component(name ${src} NAME_WE)
-	evt_test_program(unit ${name} ${src} ${EVT_TESTS_DIR}/helpers.c)
+	evt_test_program(unit ${name} ${src})
 	add_test(NAME unit/${name} COMMAND unit-${name})
 	set_tests_properties(unit/${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60 LABELS unit)
 endforeach()
@@ -74,16 +81,22 @@ math(EXPR EVT_STRESS_TIMEOUT "${EVT_STRESS_SECONDS} * 3 + 60")
 file(GLOB EVT_STRESS_TESTS CONFIGURE_DEPENDS ${EVT_TESTS_DIR}/stress/*.c)
 foreach(src ${EVT_STRESS_TESTS})
 	get_filename_component(name ${src} NAME_WE)
-	evt_test_program(stress ${name} ${src} ${EVT_TESTS_DIR}/helpers.c)
+	evt_test_program(stress ${name} ${src})
 	add_test(NAME stress/${name} COMMAND stress-${name} -d ${EVT_STRESS_SECONDS})
 	set_tests_properties(stress/${name} PROPERTIES SKIP_RETURN_CODE 77
 			     TIMEOUT ${EVT_STRESS_TIMEOUT} LABELS stress)
 endforeach()
 
 # ---- fuzz targets, without libFuzzer: tests/fuzz/driver.c replays the seed corpus -------------
+if(NOT EVT_FUZZ_REPLAY)
+	set(EVT_FUZZ_TARGETS "")
+endif()
+if(EVT_FUZZ_TARGETS)
+	add_library(evt_fuzz_driver OBJECT ${EVT_TESTS_DIR}/fuzz/driver.c)
+endif()
 foreach(src ${EVT_FUZZ_TARGETS})
 	get_filename_component(name ${src} NAME_WE)
-	evt_test_program(fuzz ${name} ${src} ${EVT_TESTS_DIR}/fuzz/driver.c)
+	evt_test_program(fuzz ${name} ${src} $<TARGET_OBJECTS:evt_fuzz_driver>)
 	add_test(NAME fuzz/${name} COMMAND fuzz-${name} ${EVT_TESTS_DIR}/fuzz/corpus/${name})
 	set_tests_properties(fuzz/${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS fuzz)
 endforeach()
@@ -181,7 +194,11 @@ foreach(src ${EVT_EXAMPLES})
 			     TIMEOUT 60)
 endforeach()
 
+# Benchmarks are never run by ctest; sanitizer trees skip them (-DEVT_BENCH=OFF, tests/check.sh).
 file(GLOB EVT_BENCHES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/bench/*.c)
+if(NOT EVT_BENCH)
+	set(EVT_BENCHES "")
+endif()
 foreach(src ${EVT_BENCHES})
 	get_filename_component(name ${src} NAME_WE)
 	add_executable(bench-${name} ${src})

@@ -4,10 +4,11 @@
 # tests/check.sh - what `make check` runs, stage by stage:
 #
 #   default  $BUILD (cc):          unit, compile checks, fuzz corpus replay, examples in parallel,
-#                                  then the stress tests one at a time, STRESS_SECONDS each
+#                                  then the stress tests, STRESS_SECONDS each, JOBS at a time
 #   asan     $BUILD-asan (clang):  -fsanitize=address,undefined: unit, fuzz corpora, examples,
-#                                  stress
+#                                  stress (no benchmarks built)
 #   tsan     $BUILD-tsan (clang):  -fsanitize=thread with tests/tsan.supp: stress, unit, examples
+#                                  (no benchmarks or corpus-replay programs built)
 #   fuzz     $BUILD-fuzz (clang):  every libFuzzer target for FUZZ_SECONDS, seeded from
 #                                  tests/fuzz/corpus/<name>/, JOBS targets at a time
 #   cross    $BUILD-aarch64:       library, command, examples, benchmarks and stress tests
@@ -221,7 +222,7 @@ stage_default()
 	stage_begin "default build ($BUILD): unit, compile, fuzz corpora, examples; stress ${STRESS_SECONDS} s"
 	if build "$BUILD"; then
 		run_ctest "$BUILD" default -j "$JOBS" -LE stress
-		run_ctest "$BUILD" default-stress -L stress
+		run_ctest "$BUILD" default-stress -j "$JOBS" -L stress
 	fi
 	stage_end default
 }
@@ -232,9 +233,9 @@ stage_asan()
 	if pick_cc address,undefined; then
 		echo "compiler: $PICK_CC"
 		if build "$BUILD-asan" -DCMAKE_C_COMPILER="$PICK_CC" -DCMAKE_CXX_COMPILER="$PICK_CXX" \
-			-DEVT_SANITIZE=address,undefined; then
+			-DEVT_SANITIZE=address,undefined -DEVT_BENCH=OFF; then
 			run_ctest "$BUILD-asan" asan -j "$JOBS" -LE 'stress|compile'
-			run_ctest "$BUILD-asan" asan-stress -L stress
+			run_ctest "$BUILD-asan" asan-stress -j "$JOBS" -L stress
 		fi
 	else
 		skip_stage "no compiler with the ASan+UBSan runtimes (libclang-rt-14-dev) ${probe_log:-}"
@@ -249,8 +250,8 @@ stage_tsan()
 	if pick_cc thread; then
 		echo "compiler: $PICK_CC${RUNWRAP:+ (tests run under $RUNWRAP)}"
 		if build "$BUILD-tsan" -DCMAKE_C_COMPILER="$PICK_CC" -DCMAKE_CXX_COMPILER="$PICK_CXX" \
-			-DEVT_SANITIZE=thread; then
-			run_ctest "$BUILD-tsan" tsan-stress -L stress
+			-DEVT_SANITIZE=thread -DEVT_BENCH=OFF -DEVT_FUZZ_REPLAY=OFF; then
+			run_ctest "$BUILD-tsan" tsan-stress -j "$JOBS" -L stress
 			run_ctest "$BUILD-tsan" tsan -j "$JOBS" -L 'unit|example'
 		fi
 	else

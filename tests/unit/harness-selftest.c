@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * harness-selftest: the test helpers themselves (tests/helpers.h). A failing
+ * harness-selftest: the test helpers themselves (tests/lib/helpers.h). A failing
  * assertion exits 1 with file:line and both values, t_skip() exits 77, the
  * random generator repeats for a seed, -d is parsed, CPUs can be counted and
  * pinned to, the clock moves forward. Everything else in tests/ relies on it.

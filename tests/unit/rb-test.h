@@ -4,7 +4,7 @@
  *
  * Everything is static: each test is its own program, and the names
  * (rbt_*) do not collide with the project-wide t_* helpers linked in
- * from tests/helpers.c. Failures print file:line and exit(1); a test
+ * from tests/lib/helpers.c. Failures print file:line and exit(1); a test
  * that cannot run here exits 77 (skip).
  */
 #ifndef EVT_TESTS_RB_TEST_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tests/helpers.h - what every test program shares.
+ * tests/lib/helpers.h - what every test program shares.
  *
  * A test is one program; it exits T_PASS (0), T_FAIL (1) or T_SKIP (77).
  */

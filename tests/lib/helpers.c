@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * tests/helpers.c - the t_* helpers of tests/helpers.h.
+ * tests/lib/helpers.c - the t_* helpers of tests/lib/helpers.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* CPU_SET, sched_setaffinity */
