@@ -23,7 +23,7 @@
 #include <evtrace/gtsc.h>
 #include <evtrace/relay.h>
 
-#include "unit/cmd-test.h"
+#include "cmd-test.h"
 #include "unit/tracepipe-util.h"
 
 #define RSZ 32

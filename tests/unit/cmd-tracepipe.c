@@ -14,7 +14,7 @@
 #include <signal.h>
 #include <termios.h>
 
-#include "unit/cmd-test.h"
+#include "cmd-test.h"
 #include "unit/tracepipe-util.h"
 
 static struct evt_tracepipe_channel *chan;
