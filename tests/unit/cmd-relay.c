@@ -24,7 +24,7 @@
 #include <evtrace/relay.h>
 
 #include "cmd-test.h"
-#include "unit/tracepipe-util.h"
+#include "tracepipe-util.h"
 
 #define RSZ 32
 

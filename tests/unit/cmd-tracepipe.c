@@ -15,7 +15,7 @@
 #include <termios.h>
 
 #include "cmd-test.h"
-#include "unit/tracepipe-util.h"
+#include "tracepipe-util.h"
 
 static struct evt_tracepipe_channel *chan;
 
