@@ -119,6 +119,9 @@ int probe_site_install(struct probe *p, uint64_t addr, uint64_t func, uint64_t s
  */
 int probe_site_remove(struct probe_site *site, bool restore);
 
+/* Threads found stopped inside a range being patched and moved out of it, ever (tests). */
+unsigned long probe_evac_moved(void);
+
 /* Whether this build has a mechanism (x86-64 with Zydis). */
 bool probe_supported(void);
 
