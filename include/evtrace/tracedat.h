@@ -24,6 +24,7 @@
 #ifndef EVTRACE_TRACEDAT_H
 #define EVTRACE_TRACEDAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -215,6 +216,38 @@ const char *evt_tracedat_comm(const struct evt_tracedat *td, int pid);
  */
 int evt_tracedat_print(const struct evt_tracedat *td, const struct evt_tracedat_record *rec,
 		       struct evt_seq *s);
+
+/* --- a record's fields ------------------------------------------------------------ */
+
+/**
+ * evt_tracedat_field_read() - the value of field @f of record @rec.
+ * @f: a field of @rec's event of 1, 2, 4 or 8 bytes at a fixed offset (an
+ *     integer, a pointer, ...); a signed one is sign-extended to 64 bits
+ *     (cast *@val to long long).
+ * Return: 0, -EINVAL (NULL, or not such a field), -EBADMSG (the field lies
+ * outside the record).
+ */
+int evt_tracedat_field_read(const struct evt_tracedat_record *rec, const struct evt_field *f,
+			    unsigned long long *val);
+
+struct evt_tracedat_filter;
+
+/**
+ * evt_tracedat_filter_compile() - compile @expr, the kernel's filter grammar
+ * (what an event's `filter` file takes), against the fields of @ev.
+ * @fp:  the filter, for evt_tracedat_filter_match() and _free().
+ * @err, @errlen: a message on failure ("what (at N)", N the offset in @expr), or NULL.
+ * Return: 0, -EINVAL (the expression does not parse, or names a field @ev
+ * lacks), -ENOMEM.
+ */
+int evt_tracedat_filter_compile(const struct evt_tracedat_event *ev, const char *expr,
+				struct evt_tracedat_filter **fp, char *err, size_t errlen);
+
+/* Does @rec (a record of the event the filter was compiled for) pass @f? */
+bool evt_tracedat_filter_match(const struct evt_tracedat_filter *f,
+			       const struct evt_tracedat_record *rec);
+
+void evt_tracedat_filter_free(struct evt_tracedat_filter *f);
 
 #ifdef __cplusplus
 }

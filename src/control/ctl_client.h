@@ -146,4 +146,30 @@ int ctl_release(struct ctl_client *c);
 /* Liveness and state: is the process exiting (waiting for us)? */
 int ctl_ping(struct ctl_client *c, struct ctl_ping *ping);
 
+/*
+ * The directories of sockets, as the protocol wants them (docs/control.md,
+ * "Directories"): the same rules the server and ctl_connect_*() apply, for a
+ * client that lists the socket directory or makes a session directory of its
+ * own (`evtrace list`, `evtrace record -- CMD`). Each is compat/secdir.h's
+ * function of the same name (secdir_*), which the tools do not include:
+ *
+ * ctl_dir_check_fd() - 0 if the directory open at @fd is ours and nobody else
+ *   can write to it; -ENOTDIR, -EPERM (the reason in @why, @whylen bytes,
+ *   CTL_DIR_WHY_MAX is enough; @why may be NULL).
+ * ctl_dir_open() - open @path (its last component no symbolic link) and check
+ *   it: a descriptor or -ENOENT, -ELOOP, -EPERM.
+ * ctl_dir_make() - as ctl_dir_open(), creating it (0700) when missing.
+ * ctl_dir_open_parent() - open a directory to make a private one in (ours or
+ *   root's, others cannot write to it unless it is sticky: /tmp).
+ * ctl_dir_remove_tree() - unlink the entries of the directory open at @dfd,
+ *   then @name of @parent_fd if it still is that directory; 0 or -errno.
+ * Context: any thread.
+ */
+#define CTL_DIR_WHY_MAX 192
+int ctl_dir_check_fd(int fd, char *why, size_t whylen);
+int ctl_dir_open(const char *path, char *why, size_t whylen);
+int ctl_dir_make(const char *path, char *why, size_t whylen);
+int ctl_dir_open_parent(const char *path, char *why, size_t whylen);
+int ctl_dir_remove_tree(int dfd, int parent_fd, const char *name);
+
 #endif /* EVT_CONTROL_CTL_CLIENT_H */

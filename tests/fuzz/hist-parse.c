@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Fuzz target: a hist trigger command (hist/hist.c's parser), applied to an
+ * Fuzz target: a hist trigger command (hist/hist_parse.c's parser), applied to an
  * event with numeric and string fields, the events fired, the `hist` text
  * read, then every trigger removed again through the line the `trigger`
  * file shows.

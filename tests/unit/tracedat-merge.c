@@ -7,7 +7,9 @@
  * common_type rewritten, so that the reader finds each record's event; the
  * sources' CPUs follow each other; the cmdlines are the first source's,
  * then names of threads not named yet; no source gives one empty CPU; a
- * failing page read and bad arguments are errors.
+ * failing page read and bad arguments are errors. The records' fields read
+ * back (evt_tracedat_field_read()) and a filter compiled for an event
+ * (evt_tracedat_filter_*) passes its records by value.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -85,6 +87,33 @@ static struct evt_tracedat *open_fd(int fd)
 	return td;
 }
 
+/* @rec's own field is @value; "FIELD == 0" passes it only when @value is 0. */
+static void check_fields(struct evt_tracedat *td, const struct evt_tracedat_record *rec,
+			 int value)
+{
+	const struct evt_field *fl = &rec->event->fields[rec->event->nr_common];
+	struct evt_tracedat_filter *f = NULL;
+	struct evt_field out = *fl;
+	unsigned long long v;
+	char expr[64], err[128];
+
+	(void)td;
+	T_ASSERT_OK(evt_tracedat_field_read(rec, fl, &v));
+	T_ASSERT_EQ((long long)v, value);
+	T_ASSERT_OK(evt_tracedat_field_read(rec, &rec->event->fields[0], &v));
+	T_ASSERT(v >= 40); /* common_type, rewritten where it had to be */
+	out.offset = (uint16_t)rec->size;
+	T_ASSERT_EQ(evt_tracedat_field_read(rec, &out, &v), -EBADMSG);
+	snprintf(expr, sizeof(expr), "%s == 0", fl->name);
+	T_ASSERT_OK(evt_tracedat_filter_compile(rec->event, expr, &f, err, sizeof(err)));
+	T_ASSERT_EQ(evt_tracedat_filter_match(f, rec), value == 0);
+	evt_tracedat_filter_free(f);
+	f = NULL;
+	T_ASSERT(evt_tracedat_filter_compile(rec->event, "nosuchfield == 1", &f, err,
+					     sizeof(err)) < 0);
+	T_ASSERT(!f && err[0]);
+}
+
 static void check_merged(int fd, const struct evt_tracedat_merge_stats *st)
 {
 	/* file CPU, event, value of each record, in the reader's order (one time stamp each) */
@@ -109,6 +138,7 @@ static void check_merged(int fd, const struct evt_tracedat_merge_stats *st)
 		T_ASSERT(rec.cpu == 0 || rec.cpu == 1);
 		/* per CPU in order: CPU 0 is A's (ev1, ev2), CPU 1 is B's (ev1, ev3) */
 		T_ASSERT(!strcmp(rec.event->name, want_name[rec.cpu * 2 + cpu_seen[rec.cpu]]));
+		check_fields(td, &rec, cpu_seen[rec.cpu]);
 		cpu_seen[rec.cpu]++;
 		n++;
 	}

@@ -43,6 +43,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h> /* the tools use C11 atomics; compat/atomic.h is the library's */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "compat/atomic.h"
 #include "control/ctl_client.h"
 #include "evtrace-cmd.h"
 
@@ -66,7 +66,7 @@ static struct {
 	gid_t gid;
 	struct timespec when;		/* the mount time: every file's times */
 	bool verbose;
-	int gone;			/* the process went away (atomic) */
+	atomic_int gone;		/* the process went away */
 	struct fuse *fuse;
 	pthread_mutex_t lock;		/* protects idle[], nr_idle, files */
 	struct ctl_client *idle[MOUNT_POOL_MAX];
@@ -117,7 +117,7 @@ static const char *tree_path(const char *path)
 static bool is_gone(void)
 {
 	/* Relaxed: a flag; requests that race with it fail on their connection anyway. */
-	return ld_relaxed(&mount_state.gone);
+	return atomic_load_explicit(&mount_state.gone, memory_order_relaxed);
 }
 
 /* The connection broke (the process went away or the protocol failed): do not reuse it. */
@@ -806,7 +806,7 @@ static void *watch_main(void *arg)
 	 * The server never speaks unasked: the socket became readable because
 	 * the process closed it. Relaxed: requests only read it as a hint.
 	 */
-	st_relaxed(&mount_state.gone, 1);
+	atomic_store_explicit(&mount_state.gone, 1, memory_order_relaxed);
 	fuse_session_exit(fuse_get_session(mount_state.fuse));
 	/* Wake the loop's main thread (it waits in sem_wait; libfuse's SIGTERM handler runs). */
 	pthread_kill(w->main_thread, SIGTERM);
@@ -961,7 +961,8 @@ int cmd_mount(int argc, char **argv)
 
 	if (eventfd_write(w.stopfd, 1) == 0)
 		pthread_join(wt, NULL);
-	if (ld_relaxed(&mount_state.gone) && !daemon)
+	/* Relaxed: the watcher that stores it was joined above (the join orders it). */
+	if (atomic_load_explicit(&mount_state.gone, memory_order_relaxed) && !daemon)
 		fprintf(stderr, "evtrace: process %d exited; %s unmounted\n", (int)info->pid, dir);
 out_signals:
 	fuse_remove_signal_handlers(se);

@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "control/ctl_client.h"
-#include "compat/secdir.h"
 #include "evtrace-cmd.h"
 
 int cmd_parse_pid(const char *arg, pid_t *pid)
@@ -85,7 +84,7 @@ static void scan_dir(int dfd, bool sessions, pid_t **pids, int *n, int *cap)
 			int sfd = openat(dfd, de->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-			if (sfd >= 0 && secdir_check_fd(sfd, NULL, 0) == 0)
+			if (sfd >= 0 && ctl_dir_check_fd(sfd, NULL, 0) == 0)
 				scan_dir(sfd, false, pids, n, cap);
 			else if (sfd >= 0)
 				close(sfd);
@@ -105,14 +104,14 @@ static void scan_dir(int dfd, bool sessions, pid_t **pids, int *n, int *cap)
 
 int cmd_ctl_pids(pid_t **pidsp)
 {
-	char dir[256], why[SECDIR_WHY_MAX];
+	char dir[256], why[CTL_DIR_WHY_MAX];
 	pid_t *pids = NULL;
 	int n = 0, cap = 0, dfd;
 
 	*pidsp = NULL;
 	if (ctl_socket_dir(dir, sizeof(dir)))
 		return 0;
-	dfd = secdir_open(dir, why, sizeof(why));
+	dfd = ctl_dir_open(dir, why, sizeof(why));
 	if (dfd < 0) {
 		/* missing: nothing runs; anything else is worth a word */
 		if (dfd != -ENOENT)

@@ -34,9 +34,10 @@
  *
  * The order matters: the listener stops reading the metadata at the first signal
  * (a reader of a CPU that ended is a SIGCHLD that interrupts its wait for more),
- * and stops the readers a second after that. So the metadata goes first, and no
- * CPU connection ends before the metadata has arrived (net_drained()) and all the
- * data is sent. (trace-cmd's own client sends the metadata when it starts
+ * and stops the readers a second after that (or sooner). So the metadata goes
+ * first, no CPU connection ends before the metadata has arrived (net_drained())
+ * and all the data is sent, and the end goes on the first connection only once
+ * every reader has read its connection to the end (net_finish()). (trace-cmd's own client sends the metadata when it starts
  * recording, seconds before any end.)
  *
  * Nothing the listener sends is trusted: the greeting is exactly 8 bytes, the
@@ -472,28 +473,16 @@ static int net_drained(int fd)
 	return -ETIMEDOUT;
 }
 
-/* Every CPU's data is sent: its connections closed, then the end said on the first. */
-static int net_finish(struct net *n, int *fds, int *nfds)
+/*
+ * Wait for the other end of @fd to close (0), bounded by the receive timeout. A
+ * reset is a listener that went away with our data unread.
+ */
+static int net_wait_end(int fd)
 {
 	char c;
-	int ret;
 
-	/* the readers see their ends before the listener hears of the end */
-	for (; *nfds > 0; (*nfds)--)
-		close(fds[*nfds - 1]);
-	if (n->proto == 3)
-		ret = net_v3_send(n, NET_MSG_CLOSE, 0, NULL, 0);
-	else
-		ret = shutdown(n->fd, SHUT_WR) ? -errno : 0;
-	if (ret)
-		return ret;
-	/*
-	 * The listener closes once it has written its file: wait for that (bounded by
-	 * the receive timeout). A clean end (0) is that; a reset is a listener that went
-	 * away with our data unread.
-	 */
 	for (;;) {
-		ssize_t r = recv(n->fd, &c, 1, 0);
+		ssize_t r = recv(fd, &c, 1, 0);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -501,6 +490,36 @@ static int net_finish(struct net *n, int *fds, int *nfds)
 			return errno == EAGAIN ? -ETIMEDOUT : -errno;
 		return r ? -EPROTO : 0;
 	}
+}
+
+/*
+ * Every CPU's data is sent: the end of each CPU's connection, then the end on the
+ * first. The listener's readers of the CPUs read until their connection ends and
+ * exit; once the listener hears the end on the first connection it waits a second
+ * (less: the SIGCHLD of a reader's exit cuts the sleep short) and stops the
+ * readers that are left, whatever they have not read yet. So each CPU's end is a
+ * shutdown of our side, and its reader's exit (its side closing: 0 here) is
+ * waited for before the end goes on the first connection: every page has been
+ * read by then. Then the listener closes the first once its file is written.
+ */
+static int net_finish(struct net *n, int *fds, int *nfds)
+{
+	int ret = 0;
+
+	for (int i = 0; i < *nfds; i++)
+		if (shutdown(fds[i], SHUT_WR))
+			return -errno;
+	for (int i = 0; !ret && i < *nfds; i++)
+		ret = net_wait_end(fds[i]);
+	if (ret)
+		return ret;
+	for (; *nfds > 0; (*nfds)--)
+		close(fds[*nfds - 1]);
+	if (n->proto == 3)
+		ret = net_v3_send(n, NET_MSG_CLOSE, 0, NULL, 0);
+	else
+		ret = shutdown(n->fd, SHUT_WR) ? -errno : 0;
+	return ret ? ret : net_wait_end(n->fd);
 }
 
 /* A connection to each CPU's port; @nfds counts those made. */

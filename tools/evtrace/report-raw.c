@@ -20,15 +20,15 @@
 #include <evtrace/tracedat.h>
 
 #include "evtrace-report.h"
-#include "output/out_field.h"
 
-static void rr_int(FILE *f, const unsigned char *p, unsigned int size, bool sgn)
+/* Field @fl of @rec, a signed or unsigned integer; '?' when it cannot be read. */
+static void rr_int(FILE *f, const struct evt_tracedat_record *rec, const struct evt_field *fl)
 {
-	unsigned long long v = out_rd_uint(p, size);
+	unsigned long long v;
 
-	if (sgn && size < 8 && (v >> (size * 8 - 1)) & 1)
-		v |= ~0ULL << (size * 8);
-	if (sgn)
+	if (evt_tracedat_field_read(rec, fl, &v))
+		fputc('?', f);
+	else if (fl->is_signed)
 		fprintf(f, "%lld", (long long)v);
 	else
 		fprintf(f, "%llu", v);
@@ -44,17 +44,28 @@ static void rr_text(FILE *f, const unsigned char *p, size_t n)
 	}
 }
 
-static void rr_array(FILE *f, const unsigned char *p, size_t n, unsigned int es, bool sgn)
+/* @n bytes at @off of @rec as an array of @es-byte integers (else bytes). */
+static void rr_array(FILE *f, const struct evt_tracedat_record *rec, size_t off, size_t n,
+		     unsigned int es, bool sgn)
 {
+	struct evt_field el = { .kind = EVT_FIELD_INT };
+
 	if (es != 1 && es != 2 && es != 4 && es != 8) {
 		es = 1;
 		sgn = false;
 	}
+	el.size = (uint16_t)es;
+	el.is_signed = sgn;
 	fputc('[', f);
 	for (size_t i = 0; i + es <= n; i += es) {
 		if (i)
 			fputc(',', f);
-		rr_int(f, p + i, es, sgn);
+		/* a field's offset is 16 bits: what lies beyond (a record of big pages) shows '?' */
+		el.offset = (uint16_t)(off + i);
+		if (off + i > UINT16_MAX)
+			fputc('?', f);
+		else
+			rr_int(f, rec, &el);
 	}
 	fputc(']', f);
 }
@@ -79,6 +90,7 @@ static void rr_field(FILE *f, const struct evt_tracedat_record *rec, const struc
 {
 	const unsigned char *d = rec->data;
 	size_t off = fl->offset, size = fl->size, end = rec->size, doff, dlen;
+	unsigned long long v;
 	bool std = size == 1 || size == 2 || size == 4 || size == 8;
 
 	if (!size && off <= end)
@@ -90,22 +102,22 @@ static void rr_field(FILE *f, const struct evt_tracedat_record *rec, const struc
 	switch (fl->kind) {
 	case EVT_FIELD_INT:
 		if (std)
-			rr_int(f, d + off, (unsigned int)size, fl->is_signed);
+			rr_int(f, rec, fl);
 		else
-			rr_array(f, d + off, size, 1, false);
+			rr_array(f, rec, off, size, 1, false);
 		return;
 	case EVT_FIELD_PTR:
 	case EVT_FIELD_USTRING:
-		if (std)
-			fprintf(f, "0x%llx", out_rd_uint(d + off, (unsigned int)size));
+		if (std && !evt_tracedat_field_read(rec, fl, &v))
+			fprintf(f, "0x%llx", v);
 		else
-			rr_array(f, d + off, size, 1, false);
+			rr_array(f, rec, off, size, 1, false);
 		return;
 	case EVT_FIELD_STRING:
 		rr_text(f, d + off, size);
 		return;
 	case EVT_FIELD_ARRAY:
-		rr_array(f, d + off, size, fl->elem_size, fl->is_signed);
+		rr_array(f, rec, off, size, fl->elem_size, fl->is_signed);
 		return;
 	case EVT_FIELD_DYN_STRING:
 	case EVT_FIELD_REL_STRING:
@@ -113,12 +125,12 @@ static void rr_field(FILE *f, const struct evt_tracedat_record *rec, const struc
 		if (!rr_dyn(rec, fl, &doff, &dlen))
 			dlen = 0, doff = 0;
 		if (fl->kind == EVT_FIELD_DYN_ARRAY)
-			rr_array(f, d + doff, dlen, fl->elem_size, fl->is_signed);
+			rr_array(f, rec, doff, dlen, fl->elem_size, fl->is_signed);
 		else
 			rr_text(f, d + doff, dlen);
 		return;
 	default:
-		rr_array(f, d + off, size, 1, false);
+		rr_array(f, rec, off, size, 1, false);
 	}
 }
 
@@ -131,14 +143,9 @@ static long long rr_common(const struct evt_tracedat_record *rec, const char *na
 		const struct evt_field *fl = &e->fields[i];
 		unsigned long long v;
 
-		if (strcmp(fl->name, name) || fl->kind != EVT_FIELD_INT ||
-		    (fl->size != 1 && fl->size != 2 && fl->size != 4 && fl->size != 8) ||
-		    (size_t)fl->offset + fl->size > rec->size)
-			continue;
-		v = out_rd_uint((const unsigned char *)rec->data + fl->offset, fl->size);
-		if (fl->is_signed && fl->size < 8 && (v >> (fl->size * 8 - 1)) & 1)
-			v |= ~0ULL << (fl->size * 8);
-		return (long long)v;
+		if (!strcmp(fl->name, name) && fl->kind == EVT_FIELD_INT &&
+		    !evt_tracedat_field_read(rec, fl, &v))
+			return (long long)v;
 	}
 	return -1;
 }

@@ -11,7 +11,6 @@
 
 #include "evtrace-cmd.h"
 #include "evtrace-select.h"
-#include "filter/filter.h"
 
 void cmd_select_init(struct cmd_select *s)
 {
@@ -95,21 +94,20 @@ int cmd_select_option(struct cmd_select *s, int c, char *arg)
 
 int cmd_select_check(struct cmd_select *s, struct evt_tracedat *td)
 {
-	struct filter_error ferr = { 0 };
+	char err[256] = "no event has these fields";
 
 	if (!s->filter)
 		return 0;
 	for (int i = 0; i < evt_tracedat_nr_events(td); i++) {
-		const struct evt_tracedat_event *e = evt_tracedat_event(td, i);
-		struct filter_prog *prog = NULL;
-		int ret = filter_compile(e->fields, e->nr_fields, s->filter, &prog, &ferr);
+		struct evt_tracedat_filter *f = NULL;
+		int ret = evt_tracedat_filter_compile(evt_tracedat_event(td, i), s->filter, &f, err,
+						      sizeof(err));
 
-		filter_free(prog);
+		evt_tracedat_filter_free(f);
 		if (!ret)
 			return 0;
 	}
-	cmd_error("filter '%s': %s (at %d)", s->filter,
-		  ferr.msg ? ferr.msg : "no event has these fields", ferr.pos);
+	cmd_error("filter '%s': %s", s->filter, err);
 	return -1;
 }
 
@@ -119,13 +117,11 @@ static bool sel_filter(struct cmd_select *s, const struct evt_tracedat_record *r
 	unsigned int id = rec->event->id & 0xffff;
 
 	if (!s->fstate[id]) {
-		struct filter_error ferr = { 0 };
-		int ret = filter_compile(rec->event->fields, rec->event->nr_fields, s->filter,
-					 &s->fprog[id], &ferr);
+		int ret = evt_tracedat_filter_compile(rec->event, s->filter, &s->fprog[id], NULL, 0);
 
 		s->fstate[id] = ret ? 2 : 1;
 	}
-	return s->fstate[id] == 1 && filter_match(s->fprog[id], rec->data, rec->size);
+	return s->fstate[id] == 1 && evt_tracedat_filter_match(s->fprog[id], rec);
 }
 
 bool cmd_select_wanted(struct cmd_select *s, const struct evt_tracedat_record *rec)
@@ -150,7 +146,7 @@ bool cmd_select_wanted(struct cmd_select *s, const struct evt_tracedat_record *r
 void cmd_select_release(struct cmd_select *s)
 {
 	for (unsigned int i = 0; i < 65536; i++) {
-		filter_free(s->fprog[i]);
+		evt_tracedat_filter_free(s->fprog[i]);
 		s->fprog[i] = NULL;
 	}
 }

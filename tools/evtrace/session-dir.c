@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "control/ctl_client.h"
-#include "compat/secdir.h"
 #include "evtrace-cmd.h"
 #include "session-dir.h"
 
@@ -24,7 +23,7 @@ static int make_private(struct session_dir *sd, int pfd, const char *base, const
 {
 	static const char chars[] =
 		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-	char why[SECDIR_WHY_MAX];
+	char why[CTL_DIR_WHY_MAX];
 	int fd, ret;
 
 	for (int tries = 0; tries < 100; tries++) {
@@ -49,7 +48,7 @@ static int make_private(struct session_dir *sd, int pfd, const char *base, const
 			unlinkat(pfd, name, AT_REMOVEDIR);
 			return ret;
 		}
-		ret = secdir_check_fd(fd, why, sizeof(why));
+		ret = ctl_dir_check_fd(fd, why, sizeof(why));
 		if (ret) {
 			cmd_error("record: the session directory %s/%s: %s", base, name, why);
 			close(fd);
@@ -71,7 +70,7 @@ static int make_private(struct session_dir *sd, int pfd, const char *base, const
 
 int session_dir_create(struct session_dir *sd)
 {
-	char base[256], why[SECDIR_WHY_MAX];
+	char base[256], why[CTL_DIR_WHY_MAX];
 	int pfd, ret;
 
 	sd->path[0] = '\0';
@@ -79,7 +78,7 @@ int session_dir_create(struct session_dir *sd)
 	/* a socket path (DIR/record-XXXXXX/PID.sock) must fit in 108 bytes */
 	if (!ctl_socket_dir(base, sizeof(base)) && strlen(base) + 15 < 80) {
 		/* the usual socket directory: ours, nobody else can write to it */
-		pfd = secdir_make(base, NULL, why, sizeof(why));
+		pfd = ctl_dir_make(base, why, sizeof(why));
 		if (pfd >= 0) {
 			ret = make_private(sd, pfd, base, "record-");
 			if (!ret)
@@ -92,7 +91,7 @@ int session_dir_create(struct session_dir *sd)
 				why);
 		}
 	}
-	pfd = secdir_open_parent("/tmp", why, sizeof(why));
+	pfd = ctl_dir_open_parent("/tmp", why, sizeof(why));
 	if (pfd < 0) {
 		if (why[0])
 			cmd_error("record: %s", why);
@@ -110,7 +109,7 @@ void session_dir_remove(struct session_dir *sd)
 
 	if (sd->fd < 0)
 		return;
-	ret = secdir_remove_tree(sd->fd, sd->parent_fd, sd->name);
+	ret = ctl_dir_remove_tree(sd->fd, sd->parent_fd, sd->name);
 	if (ret && ret != -ENOENT)
 		fprintf(stderr, "evtrace: record: warning: removing %s: %s\n", sd->path,
 			ret == -ESTALE ? "it was replaced (left alone)" : strerror(-ret));

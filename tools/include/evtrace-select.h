@@ -12,7 +12,7 @@
 
 struct evt_tracedat;
 struct evt_tracedat_record;
-struct filter_prog;
+struct evt_tracedat_filter;
 
 #define CMD_SELECT_MAX 64
 
@@ -25,7 +25,7 @@ struct cmd_select {
 	const char *filter;
 	/* per event ID: 0 not compiled yet, 1 compiled (prog, NULL passes all), 2 no match */
 	unsigned char fstate[65536];
-	struct filter_prog *fprog[65536];
+	struct evt_tracedat_filter *fprog[65536];
 };
 
 /* The getopt_long entries and short options of the selection, for the command's tables. */
