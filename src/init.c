@@ -4,8 +4,11 @@
  *
  * A lower layer never calls up (DESIGN.md, "Layers"): the layers above the event
  * layer register themselves with the ones below, here, bottom first:
- *   trigger   its commands, and its runners as the writer's trigger hooks
- *   hist      hist, enable_hist and disable_hist as trigger commands
+ *   trigger   its commands, its runners as the writer's trigger hooks, and each
+ *             event's `trigger` file in the tracing tree
+ *   synth     synthetic_events, dynamic_events and kprobe_events in the tree
+ *   hist      hist, enable_hist and disable_hist as trigger commands, and each
+ *             event's `hist` file
  *   probe     p:/r: lines as a type of dynamic event (kprobe_events, dynamic_events)
  *   control   EVTRACE_CONTROL=1: the endpoint, and its start-up hold as the
  *             writer's hold hook (EVTRACE_CONTROL_HOLD)
@@ -23,6 +26,7 @@
 #include "control/ctl_internal.h"
 #include "hist/hist.h"
 #include "probe/probe.h"
+#include "synth/synth.h"
 #include "trigger/trigger.h"
 
 /* The priority on the first declaration: gcc ignores it on a later one. */
@@ -33,6 +37,12 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void evtrace_init_once(void)
 {
 	trigger_init();
+	/*
+	 * The files of the tree fail only by a programming error (a name twice, more than
+	 * TFS_REGISTERED_MAX): tests/unit/tracefs-registered sees each one there.
+	 */
+	(void)trigger_file_register();
+	(void)synth_init();
 	/* -ENOMEM is all it could fail with: the hist commands are then unknown (-EINVAL) */
 	(void)hist_init();
 	probe_register();

@@ -21,8 +21,9 @@ extern const struct trigger_cmd hist_cmd;
 
 /*
  * hist_init - register hist, enable_hist and disable_hist with the trigger
- * layer (trigger_cmd_register()). Called once by the library's start
- * (src/init.c). Return: 0 or -errno.
+ * layer (trigger_cmd_register()), and each event's `hist` file with the tracing
+ * tree (tfs_register_file()). Called once by the library's start (src/init.c).
+ * Return: 0 or -errno.
  */
 int hist_init(void);
 

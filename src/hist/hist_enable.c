@@ -3,12 +3,12 @@
  * hist/hist_enable.c - the enable_hist and disable_hist trigger commands
  * (histogram.rst 2), and the registration of hist's commands with the trigger
  * layer (the kernel's register_trigger_hist_enable_disable_cmds() and
- * register_trigger_hist_cmd()).
+ * register_trigger_hist_cmd()) and of each event's `hist` file with the tree.
  */
 #include <stdbool.h>
 #include <string.h>
 
-#include "hist/hist.h"
+#include "hist/hist_internal.h"
 #include "trigger/trigger.h"
 
 static const struct trigger_cmd enable_hist_cmd, disable_hist_cmd;
@@ -74,5 +74,7 @@ int hist_init(void)
 		ret = trigger_cmd_register(&disable_hist_cmd);
 	if (!ret)
 		ret = trigger_cmd_register(&hist_cmd);
+	if (!ret)
+		ret = hist_file_register();
 	return ret;
 }

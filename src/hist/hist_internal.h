@@ -282,5 +282,6 @@ const char *hist_field_flags_str(unsigned int flags);
 void hist_spec_print(struct text *t, const struct hist_data *hd);
 char *hist_actions_text(const struct hist_data *hd);
 int hist_show_line(const struct trigger_data *td, char *buf, size_t size);
+int hist_file_register(void);
 
 #endif /* EVT_HIST_HIST_INTERNAL_H */

@@ -4,7 +4,7 @@
  * event_hist_trigger_print()) and the `hist` file (hist_show()): the entries sorted by the sort
  * keys, each key with its modifier (.hex, .sym, .execname, .syscall, .log2, .buckets, the
  * stack), the values (.percent, .graph), what onmax()/onchange() saved, the last snapshot() and
- * the totals.
+ * the totals; the `hist` file itself, which hist_init() registers with the tree.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,6 +17,7 @@
 #include "compat/atomic.h"
 #include "core/text.h"
 #include "hist/hist_internal.h"
+#include "tracefs/tfs_internal.h"
 
 /**
  * hist_field_flags_str() - the modifier of a field's flags, as a key or value shows it
@@ -712,4 +713,27 @@ out:
 	else
 		*textp = t.buf;
 	return ret;
+}
+
+/* the per-event `hist` file (the kernel's event_hist_fops); another backend's event: empty */
+static int hist_file_show(struct evt_tracefs_file *f, struct tfs_seq *s)
+{
+	return tfs_event_text_show(f, s, hist_show_text);
+}
+
+static const struct tfs_ops hist_file_ops = {
+	.name = "hist",
+	.mode = TFS_MODE_RO,
+	.show = hist_file_show,
+};
+
+/**
+ * hist_file_register() - add the `hist` file to every event's directory of the tree
+ *
+ * Context: takes tfs_lock; called by hist_init().
+ * Return: 0 or a negative errno of tfs_register_file().
+ */
+int hist_file_register(void)
+{
+	return tfs_register_file(TFS_AT_EVENT, &hist_file_ops);
 }

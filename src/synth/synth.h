@@ -172,6 +172,17 @@ long dyn_event_type_show(const char *type, char **textp);
 /* `>` on dynamic_events: every dynamic event of every type, or none and -EBUSY. */
 int dyn_event_release_all(void);
 
+/**
+ * synth_init() - the synth layer's start: its files in the tracing tree
+ *
+ * `synthetic_events`, `dynamic_events` and `kprobe_events` in the top instance's tree
+ * (synth_files.c), registered with tfs_register_file().
+ *
+ * Context: takes tfs_lock; called once by the library's start (src/init.c).
+ * Return: 0 or a negative errno of tfs_register_file().
+ */
+int synth_init(void);
+
 /* --- for synth/api.c ------------------------------------------------------------------- */
 
 /* The kernel's synth_field_size(): bytes of @type, 0 (dynamic or unknown), -EINVAL. */

@@ -24,12 +24,10 @@
 #include <time.h>
 
 #include <evtrace/clock.h>
+#include <evtrace/instance.h>
 #include <evtrace/ring_buffer.h>
 
 #include "events/error_log.h"
-#include "hist/hist.h"
-#include "synth/synth.h"
-#include "trigger/trigger.h"
 #include "filter/filter.h"
 #include "tracefs/tfs_backend.h"
 #include "tracefs/tfs_internal.h"
@@ -52,6 +50,46 @@ static const struct tb_event *node_event(const struct tfs_node *n)
 		return NULL;
 	ev = tb_event_by_id((unsigned int)n->event_id);
 	return ev;
+}
+
+int tfs_node_event_id(const struct tfs_node *n)
+{
+	const struct tb_event *ev = node_event(n);
+
+	return ev ? (int)tb_event_id(ev) : -ENODEV;
+}
+
+int tfs_event_text_show(struct evt_tracefs_file *f, struct tfs_seq *s,
+			int (*text)(struct evt_instance *inst, unsigned int event_id, char **textp))
+{
+	int id = tfs_node_event_id(&f->node);
+	char *t;
+	int ret;
+
+	if (id < 0)
+		return -ENODEV;
+	ret = text(f->node.inst, (unsigned int)id, &t);
+	if (ret == -ENODEV)
+		return 0; /* an event of another backend: none of what the layer keeps */
+	if (ret)
+		return ret;
+	ret = tfs_seq_puts(s, t);
+	free(t);
+	return ret;
+}
+
+struct error_log *tfs_error_log(struct evt_instance *inst)
+{
+	return TB.error_log(inst);
+}
+
+void tfs_filter_error_log(struct error_log *elog, const struct filter_error *err, const char *expr)
+{
+	if (!elog)
+		return;
+	error_log_add(elog, FILTER_LOC,
+		      err->log_msg ? err->log_msg : (err->msg ? err->msg : "Error"), expr,
+		      (unsigned int)(err->log_pos > 0 ? err->log_pos : 0));
 }
 
 static ssize_t bool_write(const char *buf, size_t len, bool *val)
@@ -413,9 +451,7 @@ static ssize_t event_filter_write(struct evt_tracefs_file *f, const char *buf, s
 		if (shown)
 			tb_event_filter_set_shown(f->node.inst, ev, shown);
 		free(shown);
-		error_log_add(elog, FILTER_LOC,
-			      err.log_msg ? err.log_msg : (err.msg ? err.msg : "Error"), expr,
-			      (unsigned int)(err.log_pos > 0 ? err.log_pos : 0));
+		tfs_filter_error_log(elog, &err, expr);
 	}
 	free(expr);
 	return ret ? ret : (ssize_t)len;
@@ -504,7 +540,7 @@ static ssize_t subsys_filter_write(struct evt_tracefs_file *f, const char *buf, 
 	return a.ret ? a.ret : (ssize_t)len;
 }
 
-/* ---- format, id, trigger ------------------------------------------------------------------ */
+/* ---- format, id ------------------------------------------------------------------ */
 
 static int format_show(struct evt_tracefs_file *f, struct tfs_seq *s)
 {
@@ -518,79 +554,6 @@ static int id_show(struct evt_tracefs_file *f, struct tfs_seq *s)
 	const struct tb_event *ev = node_event(&f->node);
 
 	return ev ? tfs_seq_printf(s, "%u\n", tb_event_id(ev)) : -ENODEV;
-}
-
-static int trigger_show(struct evt_tracefs_file *f, struct tfs_seq *s)
-{
-	const struct tb_event *ev = node_event(&f->node);
-	char *text;
-	int ret;
-
-	if (!ev)
-		return -ENODEV;
-	ret = trigger_show_text(f->node.inst, tb_event_id(ev), &text);
-	if (ret == -ENODEV)
-		return 0;	/* an event of another backend: no triggers */
-	if (ret)
-		return ret;
-	ret = tfs_seq_puts(s, text);
-	free(text);
-	return ret;
-}
-
-static ssize_t trigger_write(struct evt_tracefs_file *f, const char *buf, size_t len)
-{
-	struct error_log *elog = TB.error_log(f->node.inst);
-	const struct tb_event *ev = node_event(&f->node);
-	struct trigger_error terr = { .n = 0 };
-	struct filter_error err;
-	bool has_err = false;
-	char *cmd;
-	int ret;
-
-	if (!ev)
-		return -ENODEV;
-	cmd = tfs_strdup_stripped(buf, len);
-	if (!cmd)
-		return -ENOMEM;
-	ret = *cmd ? trigger_apply(f->node.inst, tb_event_id(ev), cmd, &err, &has_err, &terr) : 0;
-	/* a command's own errors (hist), as the kernel's hist_err() */
-	for (unsigned int i = 0; elog && i < terr.n; i++)
-		error_log_add(elog, terr.e[i].loc, terr.e[i].msg, terr.e[i].cmd, terr.e[i].pos);
-	trigger_error_free(&terr);
-	if (has_err && elog) {
-		/* as the kernel: the filter's error, with the filter as the command */
-		const char *fexpr = strstr(cmd, " if");
-
-		fexpr = fexpr ? fexpr + 3 : cmd;
-		fexpr += strspn(fexpr, " \t");
-		error_log_add(elog, FILTER_LOC,
-			      err.log_msg ? err.log_msg : (err.msg ? err.msg : "Error"), fexpr,
-			      (unsigned int)(err.log_pos > 0 ? err.log_pos : 0));
-	}
-	free(cmd);
-	if (ret == -ENODEV)
-		ret = -EINVAL;	/* an event of another backend: no trigger commands */
-	return ret ? ret : (ssize_t)len;
-}
-
-/* the per-event `hist` file (the kernel's event_hist_fops) */
-static int hist_show(struct evt_tracefs_file *f, struct tfs_seq *s)
-{
-	const struct tb_event *ev = node_event(&f->node);
-	char *text;
-	int ret;
-
-	if (!ev)
-		return -ENODEV;
-	ret = hist_show_text(f->node.inst, tb_event_id(ev), &text);
-	if (ret == -ENODEV)
-		return 0; /* an event of another backend: no histograms */
-	if (ret)
-		return ret;
-	ret = tfs_seq_puts(s, text);
-	free(text);
-	return ret;
 }
 
 /* ---- tracing_on, trace_clock, buffer sizes ------------------------------------------------ */
@@ -786,14 +749,6 @@ static const struct tfs_ops subsys_filter_ops = {
 	.name = "filter", .mode = TFS_MODE_RW, .show = subsys_filter_show,
 	.write = subsys_filter_write, .max_write = TFS_WRITE_MAX - 1,
 };
-static const struct tfs_ops trigger_ops = {
-	.name = "trigger", .mode = TFS_MODE_RW, .show = trigger_show, .write = trigger_write,
-};
-static const struct tfs_ops hist_ops = {
-	.name = "hist",
-	.mode = TFS_MODE_RO,
-	.show = hist_show,
-};
 static const struct tfs_ops current_tracer_ops = {
 	.name = "current_tracer", .mode = TFS_MODE_RW, .show = tracers_show,
 	.write = current_tracer_write,
@@ -844,12 +799,12 @@ static const struct tfs_ops stats_ops = {
 	.name = "stats", .mode = TFS_MODE_RO, .show = tfs_stats_show,
 };
 
-/* events/<sys>/<event>/ */
+/* events/<sys>/<event>/: and `trigger` (trigger/), `hist` (hist/), registered at TFS_AT_EVENT */
 static const struct tfs_ops *const event_children[] = {
-	&enable_ops, &event_filter_ops, &format_ops, &hist_ops, &id_ops, &trigger_ops, NULL,
+	&enable_ops, &event_filter_ops, &format_ops, &id_ops, NULL,
 };
 static const struct tfs_ops event_dir_ops = {
-	.name = "<event>", .mode = TFS_MODE_DIR, .children = event_children,
+	.name = "<event>", .mode = TFS_MODE_DIR, .children = event_children, .at = TFS_AT_EVENT,
 };
 
 /* events/<sys>/ */
@@ -921,11 +876,13 @@ static int events_lookup_one(void *arg, const struct tb_event *ev)
 	return 1;
 }
 
-/* events/ftrace/print/: the trace_marker event, as the kernel's (no enable, no filter) */
-static const struct tfs_ops *const print_children[] = { &format_ops, &hist_ops, &id_ops,
-							&trigger_ops, NULL };
+/*
+ * events/ftrace/print/: the trace_marker event, as the kernel's (no enable, no filter; its
+ * `hist` and `trigger` are the registered files of every event's directory)
+ */
+static const struct tfs_ops *const print_children[] = { &format_ops, &id_ops, NULL };
 static const struct tfs_ops print_dir_ops = {
-	.name = "print", .mode = TFS_MODE_DIR, .children = print_children,
+	.name = "print", .mode = TFS_MODE_DIR, .children = print_children, .at = TFS_AT_EVENT,
 };
 
 static const struct tb_event *marker_event(void)
@@ -1192,137 +1149,19 @@ static int instances_rmdir(const struct tfs_node *dir, const char *name)
 	return tb_instance_destroy(inst);
 }
 
-static bool top_only(const struct tfs_node *dir)
+bool tfs_top_only(const struct tfs_node *dir)
 {
 	return tb_is_top(dir->inst);
 }
 
-/* ---- synthetic_events, dynamic_events (top only, as in the kernel) --------------------------- */
-
-static int synth_events_open(struct evt_tracefs_file *f)
-{
-	/* `>`: every synthetic event goes, or none and -EBUSY (dyn_events_release_all()) */
-	if ((f->flags & EVT_TRACEFS_TRUNC) && (f->flags & EVT_TRACEFS_WRITE))
-		return synth_release_all();
-	return 0;
-}
-
-static int dyn_events_open(struct evt_tracefs_file *f)
-{
-	/* `>`: every dynamic event of every type goes, or none and -EBUSY */
-	if ((f->flags & EVT_TRACEFS_TRUNC) && (f->flags & EVT_TRACEFS_WRITE))
-		return dyn_event_release_all();
-	return 0;
-}
-
-/* kprobe_events: the lines of the probe type only (registered by src/probe/). */
-static int kprobe_events_open(struct evt_tracefs_file *f)
-{
-	if ((f->flags & EVT_TRACEFS_TRUNC) && (f->flags & EVT_TRACEFS_WRITE))
-		return dyn_event_type_release_all("kprobe");
-	return 0;
-}
-
-static int kprobe_events_show(struct evt_tracefs_file *f, struct tfs_seq *s)
-{
-	char *text = NULL;
-	long n = dyn_event_type_show("kprobe", &text);
-	int ret;
-
-	(void)f;
-	if (n == -ENODEV)
-		return 0; /* no probe layer in this program: an empty file */
-	if (n < 0)
-		return (int)n;
-	ret = tfs_seq_write(s, text, (size_t)n);
-	free(text);
-	return ret < 0 ? ret : 0;
-}
-
-static int kprobe_run(const char *line)
-{
-	return dyn_event_type_run("kprobe", line);
-}
-
-static ssize_t kprobe_events_write(struct evt_tracefs_file *f, const char *buf, size_t len)
-{
-	(void)f;
-	return synth_parse_run(buf, len, kprobe_run);
-}
-
-static int synth_events_show_common(struct tfs_seq *s, bool dyn)
-{
-	char *text = NULL;
-	long n = synth_show(dyn, &text);
-	int ret;
-
-	if (n < 0)
-		return (int)n;
-	ret = tfs_seq_write(s, text, (size_t)n);
-	free(text);
-	return ret < 0 ? ret : 0;
-}
-
-static int synth_events_show(struct evt_tracefs_file *f, struct tfs_seq *s)
-{
-	(void)f;
-	return synth_events_show_common(s, false);
-}
-
-static int dynamic_events_show(struct evt_tracefs_file *f, struct tfs_seq *s)
-{
-	(void)f;
-	return synth_events_show_common(s, true);
-}
-
-static ssize_t synth_events_write(struct evt_tracefs_file *f, const char *buf, size_t len)
-{
-	(void)f;
-	return synth_parse_run(buf, len, synth_run_command);
-}
-
-static ssize_t dynamic_events_write(struct evt_tracefs_file *f, const char *buf, size_t len)
-{
-	(void)f;
-	return synth_parse_run(buf, len, dynevent_run_command);
-}
-
-static const struct tfs_ops synthetic_events_ops = {
-	.name = "synthetic_events",
-	.mode = TFS_MODE_RW,
-	.open = synth_events_open,
-	.show = synth_events_show,
-	.write = synth_events_write,
-	.max_write = 1u << 20,
-	.visible = top_only,
-};
-static const struct tfs_ops kprobe_events_ops = {
-	.name = "kprobe_events",
-	.mode = TFS_MODE_RW,
-	.open = kprobe_events_open,
-	.show = kprobe_events_show,
-	.write = kprobe_events_write,
-	.max_write = 1u << 20,
-	.visible = top_only,
-};
-static const struct tfs_ops dynamic_events_ops = {
-	.name = "dynamic_events",
-	.mode = TFS_MODE_RW,
-	.open = dyn_events_open,
-	.show = dynamic_events_show,
-	.write = dynamic_events_write,
-	.max_write = 1u << 20,
-	.visible = top_only,
-};
-
 static const struct tfs_ops instances_ops = {
 	.name = "instances", .mode = TFS_MODE_DIR, .lookup = instances_lookup,
 	.readdir = instances_readdir, .mkdir = instances_mkdir, .rmdir = instances_rmdir,
-	.visible = top_only,
+	.visible = tfs_top_only,
 };
 static const struct tfs_ops saved_cmdlines_top_ops = {
 	.name = "saved_cmdlines", .mode = TFS_MODE_RO, .show = saved_cmdlines_show,
-	.visible = top_only,
+	.visible = tfs_top_only,
 };
 
 static const struct tfs_ops *const root_children[] = {
@@ -1331,17 +1170,14 @@ static const struct tfs_ops *const root_children[] = {
 	&buffer_size_ops,
 	&buffer_total_ops,
 	&current_tracer_ops,
-	&dynamic_events_ops,
 	&error_log_ops,
 	&events_dir_ops,
 	&instances_ops,
-	&kprobe_events_ops,
 	&per_cpu_ops,
 	&saved_cmdlines_top_ops,
 	&set_event_ops,
 	&set_event_pid_ops,
 	&snapshot_ops,
-	&synthetic_events_ops,
 	&trace_ops,
 	&trace_clock_ops,
 	&marker_ops,
@@ -1350,8 +1186,9 @@ static const struct tfs_ops *const root_children[] = {
 	NULL,
 };
 
+/* and synthetic_events, dynamic_events, kprobe_events (synth/), registered at TFS_AT_TOP */
 const struct tfs_ops tfs_root_ops = {
-	.name = "", .mode = TFS_MODE_DIR, .children = root_children,
+	.name = "", .mode = TFS_MODE_DIR, .children = root_children, .at = TFS_AT_TOP,
 };
 
 struct evt_instance *tfs_top_instance(void)

@@ -83,8 +83,12 @@ struct tfs_node {
 struct tfs_ops {
 	const char *name;
 	unsigned int mode;		/* TFS_MODE_* */
-	/* directories: a static table of children, or lookup + readdir, or both */
+	/*
+	 * directories: a static table of children (in name order: a listing merges it with
+	 * the files registered at @at), or lookup + readdir, or both
+	 */
 	const struct tfs_ops *const *children;
+	unsigned int at;		/* directories: TFS_AT_*, the registered files it holds */
 	int (*lookup)(const struct tfs_node *dir, const char *name, struct tfs_node *child);
 	int (*readdir)(const struct tfs_node *dir, tfs_fill_t fill, void *arg);
 	int (*mkdir)(const struct tfs_node *dir, const char *name);
@@ -116,6 +120,38 @@ struct evt_tracefs_file {
 	struct evt_tracefs_file *next;	/* the list of open files (rmdir's check) */
 };
 
+/*
+ * Files registered by the layers above (the kernel's subsystems create their own tracefs
+ * files: trace_events_hist.c its `hist`), from their start (src/init.c): where they appear.
+ * TFS_AT_TOP: the root of every instance's tree (ops->visible may keep one to the top
+ * instance: tfs_top_only()); TFS_AT_EVENT: every event's directory (events/<sys>/<event>/
+ * and events/ftrace/print/).
+ */
+enum tfs_at {
+	TFS_AT_NONE,
+	TFS_AT_TOP,
+	TFS_AT_EVENT,
+	TFS_AT_MAX
+};
+
+#define TFS_REGISTERED_MAX	8	/* files per place */
+
+/**
+ * tfs_register_file() - add a file to the tree, at every directory of a kind
+ * @at:  TFS_AT_TOP or TFS_AT_EVENT
+ * @ops: the file (static: kept, never copied); its name is unique among the files
+ *	 registered at @at (the tree's own files of the same name come first)
+ *
+ * The file appears in lookups and listings (in name order with the tree's own files) of
+ * every directory of that kind, from now on. The lower layer offers this, the upper one
+ * registers its file: tracefs never names trigger, hist or synth.
+ *
+ * Context: takes tfs_lock.
+ * Return: 0 (and 0 again for @ops registered already), -EINVAL (@at or @ops bad), -EEXIST
+ * (another file of that name), -ENOSPC (TFS_REGISTERED_MAX already).
+ */
+int tfs_register_file(enum tfs_at at, const struct tfs_ops *ops);
+
 /* Resolve @path from @inst's root; Return: 0 or -ENOENT/-ENOTDIR/-EINVAL/-ENAMETOOLONG. */
 int tfs_resolve(struct evt_instance *inst, const char *path, struct tfs_node *node);
 
@@ -135,6 +171,68 @@ struct evt_instance *tfs_top_instance(void);
 /* Tests of the engine alone: a root of their own and its top instance. */
 extern const struct tfs_ops *tfs_test_root;
 extern struct evt_instance *tfs_test_top;
+
+/* ---- for the registered files ----------------------------------------------------------------- */
+
+struct error_log;
+struct filter_error;
+
+/**
+ * tfs_top_only() - a visible() for a file only the top instance's tree has
+ * @dir: the directory (the root of an instance's tree)
+ *
+ * Context: tfs_lock held.
+ * Return: true in the top instance's tree.
+ */
+bool tfs_top_only(const struct tfs_node *dir);
+
+/**
+ * tfs_node_event_id() - the event of a file of an event's directory, looked up again
+ * @n: the file's node
+ *
+ * A file stays open while the library that defined its event is unloaded: each read and
+ * write asks again.
+ *
+ * Context: tfs_lock held.
+ * Return: the event's ID, or -ENODEV (not an event's file, or the event is gone).
+ */
+int tfs_node_event_id(const struct tfs_node *n);
+
+/**
+ * tfs_event_text_show() - the show() of an event's file whose text a layer above makes
+ * @f:    the open file, of an event's directory
+ * @s:    where the text goes
+ * @text: makes the text of event @event_id in @inst into a malloc'd *@textp: 0, or a
+ *	  negative errno (-ENODEV: the layer does not know the event)
+ *
+ * Context: tfs_lock held.
+ * Return: 0 (an event of another backend: an empty file) or a negative errno (-ENODEV: the
+ * event is gone).
+ */
+int tfs_event_text_show(struct evt_tracefs_file *f, struct tfs_seq *s,
+			int (*text)(struct evt_instance *inst, unsigned int event_id, char **textp));
+
+/**
+ * tfs_error_log() - the error_log of an instance (events/error_log.h)
+ * @inst: the instance
+ *
+ * Context: tfs_lock held.
+ * Return: the log (it lives and dies with the instance), or NULL when out of memory.
+ */
+struct error_log *tfs_error_log(struct evt_instance *inst);
+
+/**
+ * tfs_filter_error_log() - log a filter's error as the kernel's event filter does
+ * @elog: the instance's error_log (NULL: nothing)
+ * @err:  the error the filter layer filled
+ * @expr: the filter's text, the entry's command
+ *
+ * The entry "event filter parse error", the filter layer's message and its caret.
+ *
+ * Context: tfs_lock held.
+ */
+void tfs_filter_error_log(struct error_log *elog, const struct filter_error *err,
+			  const char *expr);
 
 /* ---- parsers shared by files and tests ------------------------------------------------------ */
 

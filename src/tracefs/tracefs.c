@@ -18,6 +18,9 @@
 static pthread_mutex_t tfs_mutex = PTHREAD_MUTEX_INITIALIZER;
 /* Every open file, for rmdir's "is this instance in use" (under tfs_mutex). */
 static struct evt_tracefs_file *open_files;
+/* The files the layers above registered, per place, in name order (under tfs_mutex). */
+static const struct tfs_ops *registered[TFS_AT_MAX][TFS_REGISTERED_MAX];
+static unsigned int nr_registered[TFS_AT_MAX];
 
 void tfs_lock(void)
 {
@@ -44,20 +47,70 @@ static bool is_dir(const struct tfs_node *n)
 	return (n->ops->mode & 0170000u) == 0040000u;
 }
 
+int tfs_register_file(enum tfs_at at, const struct tfs_ops *ops)
+{
+	const struct tfs_ops **r;
+	unsigned int n, i;
+	int ret = 0;
+
+	if (at <= TFS_AT_NONE || at >= TFS_AT_MAX || !ops || !ops->name)
+		return -EINVAL;
+	tfs_lock();
+	r = registered[at];
+	n = nr_registered[at];
+	for (i = 0; i < n && strcmp(r[i]->name, ops->name) < 0; i++)
+		;
+	if (i < n && !strcmp(r[i]->name, ops->name)) {
+		ret = r[i] == ops ? 0 : -EEXIST;
+	} else if (n == TFS_REGISTERED_MAX) {
+		ret = -ENOSPC;
+	} else {
+		memmove(&r[i + 1], &r[i], (n - i) * sizeof(*r));
+		r[i] = ops;
+		nr_registered[at] = n + 1;
+	}
+	tfs_unlock();
+	return ret;
+}
+
+/*
+ * The children of directory @dir in name order: its table's and the files registered at
+ * its place, merged (both are in name order); NULL after the last. @i and @j are the
+ * positions in each, 0 at the start.
+ */
+static const struct tfs_ops *next_child(const struct tfs_node *dir, unsigned int *i,
+					unsigned int *j)
+{
+	const struct tfs_ops *const *c = dir->ops->children;
+	const struct tfs_ops *a = c ? c[*i] : NULL, *b = NULL;
+	unsigned int at = dir->ops->at;
+
+	if (at > TFS_AT_NONE && at < TFS_AT_MAX && *j < nr_registered[at])
+		b = registered[at][*j];
+	if (a && (!b || strcmp(a->name, b->name) <= 0)) {
+		++*i;
+		return a;
+	}
+	if (b)
+		++*j;
+	return b;
+}
+
 /* The child @name of the directory @dir. */
 static int lookup(const struct tfs_node *dir, const char *name, struct tfs_node *child)
 {
-	const struct tfs_ops *const *c;
+	const struct tfs_ops *c;
+	unsigned int i = 0, j = 0;
 
 	if (!is_dir(dir))
 		return -ENOTDIR;
-	for (c = dir->ops->children; c && *c; c++) {
-		if (strcmp((*c)->name, name))
+	while ((c = next_child(dir, &i, &j))) {
+		if (strcmp(c->name, name))
 			continue;
-		if ((*c)->visible && !(*c)->visible(dir))
+		if (c->visible && !c->visible(dir))
 			continue;
 		*child = *dir;
-		child->ops = *c;
+		child->ops = c;
 		return 0;
 	}
 	if (dir->ops->lookup)
@@ -156,7 +209,8 @@ int evt_tracefs_stat(struct evt_instance *inst, const char *path, unsigned int *
 int evt_tracefs_readdir(struct evt_instance *inst, const char *path, evt_tracefs_filldir_t fill,
 			void *arg)
 {
-	const struct tfs_ops *const *c;
+	const struct tfs_ops *c;
+	unsigned int i = 0, j = 0;
 	struct tfs_node node;
 	int ret;
 
@@ -170,10 +224,10 @@ int evt_tracefs_readdir(struct evt_instance *inst, const char *path, evt_tracefs
 		ret = -ENOTDIR;
 		goto out;
 	}
-	for (c = node.ops->children; c && *c; c++) {
-		if ((*c)->visible && !(*c)->visible(&node))
+	while ((c = next_child(&node, &i, &j))) {
+		if (c->visible && !c->visible(&node))
 			continue;
-		ret = fill(arg, (*c)->name, (*c)->mode);
+		ret = fill(arg, c->name, c->mode);
 		if (ret)
 			goto out;
 	}

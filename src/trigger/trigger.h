@@ -215,8 +215,20 @@ int trigger_cmd_register(const struct trigger_cmd *cmd);
 /*
  * trigger_init - the trigger layer's start: its own commands, then its runners
  * as the writer's trigger hooks (event_set_trigger_hooks()). Idempotent; the
- * library's start (src/init.c) calls it, and so does everything that needs it.
+ * library's start (src/init.c) calls it, and so does everything that needs it
+ * (under tfs_lock too: it takes no lock of the tree).
  */
 void trigger_init(void);
+
+/**
+ * trigger_file_register() - add the `trigger` file to every event's directory of the tree
+ *
+ * Its read lists the event's triggers (trigger_show_text()), a write runs one command
+ * (trigger_apply()) and logs its errors in the instance's error_log (trigger_file.c).
+ *
+ * Context: takes tfs_lock; called once by the library's start (src/init.c).
+ * Return: 0 or a negative errno of tfs_register_file().
+ */
+int trigger_file_register(void);
 
 #endif /* EVT_TRIGGER_TRIGGER_H */

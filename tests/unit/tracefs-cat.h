@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tests/unit/tracefs-cat.h - `cat PATH` on an instance's tracing tree (header-only: the
- * tracefs and trigger tests and the tracefs fuzz target share it).
+ * tests/unit/tracefs-cat.h - `cat PATH` and `ls PATH` on an instance's tracing tree
+ * (header-only: the tracefs and trigger tests and the tracefs fuzz target share it).
  */
 #ifndef EVT_TESTS_TRACEFS_CAT_H
 #define EVT_TESTS_TRACEFS_CAT_H
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <evtrace/tracefs.h>
 
@@ -34,6 +36,39 @@ static inline __attribute__((unused)) const char *t_tracefs_cat(struct evt_insta
 	evt_tracefs_close(f);
 	buf[len] = '\0';
 	return buf;
+}
+
+struct t_tracefs_listing {
+	char names[4096];
+};
+
+static inline __attribute__((unused)) int t_tracefs_collect(void *arg, const char *name,
+							    unsigned int mode)
+{
+	struct t_tracefs_listing *l = arg;
+
+	if (strlen(l->names) + strlen(name) + 3 > sizeof(l->names))
+		return -ENOSPC;
+	strcat(l->names, name);
+	strcat(l->names, (mode & 0040000) ? "/ " : " ");
+	return 0;
+}
+
+/*
+ * `ls PATH` in @in (NULL: the top instance): the names in listing order, each followed by
+ * a space, a directory's by "/ " (a static buffer; "<error -N>" when it cannot be listed).
+ */
+static inline __attribute__((unused)) const char *t_tracefs_ls(struct evt_instance *in,
+							       const char *path)
+{
+	static struct t_tracefs_listing l;
+	int ret;
+
+	l.names[0] = '\0';
+	ret = evt_tracefs_readdir(in, path, t_tracefs_collect, &l);
+	if (ret)
+		snprintf(l.names, sizeof(l.names), "<error %d>", ret);
+	return l.names;
 }
 
 #endif /* EVT_TESTS_TRACEFS_CAT_H */

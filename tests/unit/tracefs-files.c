@@ -13,31 +13,6 @@
 
 static struct evt_instance *top;
 
-struct listing {
-	char names[2048];
-};
-
-static int collect(void *arg, const char *name, unsigned int mode)
-{
-	struct listing *l = arg;
-
-	strcat(l->names, name);
-	strcat(l->names, (mode & 0040000) ? "/ " : " ");
-	return 0;
-}
-
-static const char *ls(struct evt_instance *in, const char *path)
-{
-	static struct listing l;
-	int ret;
-
-	l.names[0] = '\0';
-	ret = evt_tracefs_readdir(in, path, collect, &l);
-	if (ret)
-		snprintf(l.names, sizeof(l.names), "<error %d>", ret);
-	return l.names;
-}
-
 static bool matches(const char *text, const char *re_text)
 {
 	regex_t re;
@@ -79,16 +54,17 @@ int main(void)
 
 	/* the listings */
 	T_ASSERT_STR(
-		ls(NULL, "/"),
+		t_tracefs_ls(NULL, "/"),
 		"available_events available_tracers buffer_size_kb "
 		"buffer_total_size_kb current_tracer dynamic_events error_log events/ instances/ "
 		"kprobe_events "
 		"per_cpu/ saved_cmdlines set_event set_event_pid synthetic_events trace "
 		"trace_clock trace_marker "
 		"trace_pipe tracing_on ");
-	T_ASSERT_STR(ls(NULL, "events"), "enable header_event header_page ftrace/ sched/ irq/ app/ ");
-	T_ASSERT_STR(ls(NULL, "events/ftrace"), "print/ ");
-	T_ASSERT_STR(ls(NULL, "events/ftrace/print"), "format hist id trigger ");
+	T_ASSERT_STR(t_tracefs_ls(NULL, "events"),
+		     "enable header_event header_page ftrace/ sched/ irq/ app/ ");
+	T_ASSERT_STR(t_tracefs_ls(NULL, "events/ftrace"), "print/ ");
+	T_ASSERT_STR(t_tracefs_ls(NULL, "events/ftrace/print"), "format hist id trigger ");
 	T_ASSERT_STR(fake_cat(top, "events/ftrace/print/id"), "405\n");
 	T_ASSERT_EQ(evt_tracefs_stat(NULL, "events/ftrace/print/enable", NULL), -ENOENT);
 	T_ASSERT_EQ(evt_tracefs_stat(NULL, "events/ftrace/nosuch", NULL), -ENOENT);
@@ -99,13 +75,14 @@ int main(void)
 		     "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
 		     "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n");
 	T_ASSERT(!strncmp(fake_cat(top, "events/header_event"), "# compressed entry header\n", 26));
-	T_ASSERT_STR(ls(NULL, "events/sched"), "enable filter sched_switch/ sched_wakeup/ ");
-	T_ASSERT_STR(ls(NULL, "events/sched/sched_switch"),
+	T_ASSERT_STR(t_tracefs_ls(NULL, "events/sched"),
+		     "enable filter sched_switch/ sched_wakeup/ ");
+	T_ASSERT_STR(t_tracefs_ls(NULL, "events/sched/sched_switch"),
 		     "enable filter format hist id trigger ");
-	T_ASSERT(!strncmp(ls(NULL, "per_cpu"), "cpu0/ ", 6));
-	T_ASSERT_STR(ls(NULL, "per_cpu/cpu0"),
+	T_ASSERT(!strncmp(t_tracefs_ls(NULL, "per_cpu"), "cpu0/ ", 6));
+	T_ASSERT_STR(t_tracefs_ls(NULL, "per_cpu/cpu0"),
 		     "buffer_size_kb stats trace trace_pipe trace_pipe_raw ");
-	T_ASSERT_STR(ls(NULL, "instances"), "");
+	T_ASSERT_STR(t_tracefs_ls(NULL, "instances"), "");
 	T_ASSERT_EQ(evt_tracefs_stat(NULL, "events/nosuch", NULL), -ENOENT);
 	T_ASSERT_EQ(evt_tracefs_stat(NULL, "events/sched/nosuch", NULL), -ENOENT);
 	T_ASSERT_EQ(evt_tracefs_stat(NULL, "per_cpu/cpu01", NULL), -ENOENT);
@@ -373,8 +350,8 @@ int main(void)
 	/* instances: mkdir, their own tree, EBUSY while a file is open, rmdir */
 	T_ASSERT_OK(evt_tracefs_mkdir(NULL, "instances/foo"));
 	T_ASSERT_EQ(evt_tracefs_mkdir(NULL, "instances/foo"), -EEXIST);
-	T_ASSERT_STR(ls(NULL, "instances"), "foo/ ");
-	T_ASSERT_STR(ls(NULL, "instances/foo"), "available_events available_tracers "
+	T_ASSERT_STR(t_tracefs_ls(NULL, "instances"), "foo/ ");
+	T_ASSERT_STR(t_tracefs_ls(NULL, "instances/foo"), "available_events available_tracers "
 		     "buffer_size_kb buffer_total_size_kb current_tracer error_log events/ "
 		     "per_cpu/ set_event set_event_pid trace trace_clock trace_marker trace_pipe "
 		     "tracing_on ");
