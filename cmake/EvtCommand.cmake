@@ -3,6 +3,8 @@
 # Tests of the evtrace command (tests/unit/cmd-*.c and any test naming EVT_TOOL) run build/tools/evtrace: they get its path
 # as EVT_TOOL and are built after it.
 if(TARGET evtrace-cli)
+	# the test library's cmdt_run() runs it too
+	target_compile_definitions(evt_testlib PRIVATE EVT_TOOL="$<TARGET_FILE:evtrace-cli>")
 	foreach(src ${EVT_UNIT_TESTS})
 		get_filename_component(name ${src} NAME_WE)
 		# every test that runs the command: it names EVT_TOOL or includes a header that does

@@ -35,7 +35,7 @@
 #define CREATE_TRACE_POINTS
 #include "events-test-tp.h"
 
-#include "../unit/events-util.h"
+#include "events-util.h"
 
 #define MAX_WRITERS	16
 #define MAX_STREAMS	(2 * MAX_WRITERS)

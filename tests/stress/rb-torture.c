@@ -42,7 +42,7 @@
  * Usage: rb-torture [-d SECONDS] [-m pc|overwrite|both] [-w WRITERS]
  *                   [-p PAGES [-P PAGE_SIZE]] [-c thread|child] [-s SEED] [-v]
  */
-#include "../unit/rb-test.h"
+#include "rb-test.h"
 
 #include <getopt.h>
 #include <stdatomic.h>

@@ -18,7 +18,7 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include "unit/tracepipe-util.h"
+#include "tracepipe-util.h"
 
 #define MAXW 128
 

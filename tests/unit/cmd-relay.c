@@ -23,8 +23,8 @@
 #include <evtrace/gtsc.h>
 #include <evtrace/relay.h>
 
-#include "unit/cmd-test.h"
-#include "unit/tracepipe-util.h"
+#include "cmd-test.h"
+#include "tracepipe-util.h"
 
 #define RSZ 32
 

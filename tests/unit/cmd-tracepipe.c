@@ -14,8 +14,8 @@
 #include <signal.h>
 #include <termios.h>
 
-#include "unit/cmd-test.h"
-#include "unit/tracepipe-util.h"
+#include "cmd-test.h"
+#include "tracepipe-util.h"
 
 static struct evt_tracepipe_channel *chan;
 

@@ -33,16 +33,16 @@ int main(void)
 
 	t_dir_make();
 	T_ASSERT_OK(evt_trace_setup(t_dir, "gtsc", 256, 4, EVT_TRACE_GLOBAL_CHANNEL, &t));
-	snprintf(tdir, sizeof(tdir), "%.400s/gtsc", t_dir);
-	read_ctl("nr_sub", buf, sizeof(buf));
+	snprintf(gt_tdir, sizeof(gt_tdir), "%.400s/gtsc", t_dir);
+	gt_read_ctl("nr_sub", buf, sizeof(buf));
 	T_ASSERT(!strcmp(buf, "4\n"));
-	read_ctl("sub_size", buf, sizeof(buf));
+	gt_read_ctl("sub_size", buf, sizeof(buf));
 	T_ASSERT(!strcmp(buf, "256\n"));
-	read_ctl("state", buf, sizeof(buf));
+	gt_read_ctl("state", buf, sizeof(buf));
 	T_ASSERT(!strcmp(buf, "setup\n"));
 	T_ASSERT_EQ(evt_trace_running(t), 0);
 	T_ASSERT_OK(evt_trace_start(t));
-	read_ctl("state", buf, sizeof(buf));
+	gt_read_ctl("state", buf, sizeof(buf));
 	T_ASSERT(!strcmp(buf, "start\n"));
 	T_ASSERT_EQ(evt_trace_running(t), 1);
 
@@ -54,7 +54,7 @@ int main(void)
 
 	/* 8 records fit (2 per sub-buffer), the rest are dropped, counted exactly */
 	for (uint32_t i = 0; i < 25; i++) {
-		rec_fill(rec, i, RSZ, 0);
+		rly_rec_fill(rec, i, RSZ, 0);
 		ret = evt_relay_write(t->rchan, rec, RSZ);
 		kept += ret == 0;
 		dropped += ret == -ENOBUFS;
@@ -63,18 +63,18 @@ int main(void)
 	T_ASSERT_EQ(dropped, 17);
 	T_ASSERT_EQ(evt_trace_dropped(t), 17);
 	T_ASSERT_OK(evt_trace_stop(t));
-	read_ctl("dropped", buf, sizeof(buf));
+	gt_read_ctl("dropped", buf, sizeof(buf));
 	T_ASSERT(!strcmp(buf, "17\n"));
-	read_ctl("state", buf, sizeof(buf));
+	gt_read_ctl("state", buf, sizeof(buf));
 	T_ASSERT(!strcmp(buf, "stop\n"));
 
-	T_ASSERT_EQ(t_in_child(read_all, &kept), T_PASS);
+	T_ASSERT_EQ(t_in_child(gt_read_all, &kept), T_PASS);
 	/* rewind: the next read starts again at the oldest data */
 	ctl_write("rewind", "1\n");
 	calls_until(t, 1); /* 64 calls: a control point (the trace stays stopped) */
-	T_ASSERT_EQ(t_in_child(read_all, &kept), T_PASS);
+	T_ASSERT_EQ(t_in_child(gt_read_all, &kept), T_PASS);
 
 	evt_trace_cleanup(t);
-	T_ASSERT(stat(tdir, &st) < 0);
+	T_ASSERT(stat(gt_tdir, &st) < 0);
 	return T_PASS;
 }

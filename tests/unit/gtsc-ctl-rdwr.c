@@ -23,7 +23,7 @@ static int toucher(void *arg)
 		for (size_t m = 0; m < 3; m++) {
 			int fd;
 
-			snprintf(path, sizeof(path), "%s/%s", tdir, names[i]);
+			snprintf(path, sizeof(path), "%s/%s", gt_tdir, names[i]);
 			fd = open(path, modes[m]);
 			if (fd < 0)
 				return T_FAIL;
@@ -51,12 +51,12 @@ int main(void)
 
 	t_dir_make();
 	T_ASSERT_OK(evt_trace_setup(t_dir, "rdwr", 256, 4, EVT_TRACE_GLOBAL_CHANNEL, &t));
-	snprintf(tdir, sizeof(tdir), "%.400s/rdwr", t_dir);
+	snprintf(gt_tdir, sizeof(gt_tdir), "%.400s/rdwr", t_dir);
 
 	/* in setup state, touching state does not start the trace */
 	T_ASSERT_EQ(t_in_child(toucher, NULL), T_PASS);
 	T_ASSERT_EQ(control_point(t), 0);
-	read_ctl("state", buf, sizeof(buf));
+	gt_read_ctl("state", buf, sizeof(buf));
 	T_ASSERT(!strcmp(buf, "setup\n"));
 
 	T_ASSERT_OK(evt_trace_start(t));
@@ -67,11 +67,11 @@ int main(void)
 	T_ASSERT_OK(evt_trace_stop(t));
 
 	/* everything read; touching rewind does not rewind, touching state does not start */
-	T_ASSERT_EQ(t_in_child(read_all, &two), T_PASS);
+	T_ASSERT_EQ(t_in_child(gt_read_all, &two), T_PASS);
 	T_ASSERT_EQ(t_in_child(toucher, NULL), T_PASS);
 	T_ASSERT_EQ(control_point(t), 0);
-	T_ASSERT_EQ(t_in_child(read_all, &none), T_PASS);
-	read_ctl("state", buf, sizeof(buf));
+	T_ASSERT_EQ(t_in_child(gt_read_all, &none), T_PASS);
+	gt_read_ctl("state", buf, sizeof(buf));
 	T_ASSERT(!strcmp(buf, "stop\n"));
 
 	/* real writes still act: start, stop, rewind (then rewind is empty again) */
@@ -81,13 +81,13 @@ int main(void)
 	T_ASSERT_EQ(control_point(t), 0);
 	ctl_write("rewind", "1\n");
 	T_ASSERT_EQ(control_point(t), 0);
-	T_ASSERT_EQ(t_in_child(read_all, &two), T_PASS);
-	read_ctl("rewind", buf, sizeof(buf));
+	T_ASSERT_EQ(t_in_child(gt_read_all, &two), T_PASS);
+	gt_read_ctl("rewind", buf, sizeof(buf));
 	T_ASSERT(!strcmp(buf, ""));
 	/* and touching the emptied rewind does nothing */
 	T_ASSERT_EQ(t_in_child(toucher, NULL), T_PASS);
 	T_ASSERT_EQ(control_point(t), 0);
-	T_ASSERT_EQ(t_in_child(read_all, &none), T_PASS);
+	T_ASSERT_EQ(t_in_child(gt_read_all, &none), T_PASS);
 
 	evt_trace_cleanup(t);
 	return T_PASS;

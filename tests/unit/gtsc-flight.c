@@ -13,7 +13,7 @@
 
 #define RSZ 64
 
-static char tdir[512];
+static char gt_tdir[512];
 
 static int consumer(void *arg)
 {
@@ -22,17 +22,17 @@ static int consumer(void *arg)
 	char path[600], buf[8192];
 	ssize_t n, total = 0;
 
-	snprintf(path, sizeof(path), "%s/trace0", tdir);
+	snprintf(path, sizeof(path), "%s/trace0", gt_tdir);
 	T_ASSERT_OK(evt_relay_reader_open(path, &r));
 	while ((n = evt_relay_reader_read(r, buf + total, sizeof(buf) - total)) > 0)
 		total += n;
 	T_ASSERT(total >= 2 * RSZ);
 	T_ASSERT_EQ(total % RSZ, 0);
 	for (ssize_t at = 0; at < total; at += RSZ) {
-		T_ASSERT(rec_check(buf + at, RSZ));
+		T_ASSERT(rly_rec_check(buf + at, RSZ));
 		if (at)
-			T_ASSERT_EQ(rec_seq(buf + at), prev + 1);
-		prev = rec_seq(buf + at);
+			T_ASSERT_EQ(rly_rec_seq(buf + at), prev + 1);
+		prev = rly_rec_seq(buf + at);
 	}
 	T_ASSERT_EQ(prev, last);
 	evt_relay_reader_close(r);
@@ -47,12 +47,12 @@ int main(void)
 	uint32_t seq;
 
 	t_dir_make();
-	snprintf(tdir, sizeof(tdir), "%.400s/fl", t_dir);
+	snprintf(gt_tdir, sizeof(gt_tdir), "%.400s/fl", t_dir);
 	T_ASSERT_OK(evt_trace_setup(t_dir, "fl", 512, 4,
 				    EVT_TRACE_FLIGHT_CHANNEL | EVT_TRACE_GLOBAL_CHANNEL, &t));
 	T_ASSERT_OK(evt_trace_start(t));
 	for (seq = 0; seq < 500; seq++) {
-		rec_fill(rec, seq, RSZ, 0);
+		rly_rec_fill(rec, seq, RSZ, 0);
 		T_ASSERT_OK(evt_relay_write(t->rchan, rec, RSZ));
 	}
 	seq--;

@@ -26,8 +26,8 @@ static int consumer(void *arg)
 	T_ASSERT_OK(evt_relay_reader_open(path, &r));
 	T_ASSERT_OK(evt_relay_reader_info(r, &info));
 	T_ASSERT_EQ(info.refs, 2);
-	tell(to_parent[1]);
-	await(to_child[0]); /* the writer wrote and closed */
+	rly_tell(rly_to_parent[1]);
+	rly_await(rly_to_child[0]); /* the writer wrote and closed */
 	T_ASSERT(lstat(path, &st) < 0);
 	T_ASSERT_OK(evt_relay_reader_info(r, &info));
 	T_ASSERT_EQ(info.refs, 1);
@@ -37,7 +37,7 @@ static int consumer(void *arg)
 	T_ASSERT_EQ(n, 0);
 	T_ASSERT_EQ(total, 50 * RSZ);
 	for (int i = 0; i < 50; i++)
-		T_ASSERT_EQ(rec_seq(buf + i * RSZ), i);
+		T_ASSERT_EQ(rly_rec_seq(buf + i * RSZ), i);
 	T_ASSERT_EQ(evt_relay_reader_close(r), 1);
 	return T_PASS;
 }
@@ -63,10 +63,10 @@ int main(void)
 	chan = t_open_global("cr", 1024, 8);
 	T_ASSERT_EQ(t_in_child(early_closer, NULL), T_PASS);
 	pid = t_fork_consumer(consumer);
-	await(to_parent[0]);
+	rly_await(rly_to_parent[0]);
 	t_write_recs(chan, 0, 50, RSZ);
 	evt_relay_close(chan);
-	tell(to_child[1]);
+	rly_tell(rly_to_child[1]);
 	t_wait_consumer(pid);
 	return T_PASS;
 }

@@ -23,7 +23,7 @@
 
 static struct evt_rchan *chan;
 static struct evt_trace_info *trace;
-static char tdir[512];
+static char gt_tdir[512];
 
 static int child_writes(void *arg)
 {
@@ -31,7 +31,7 @@ static int child_writes(void *arg)
 	struct stat st;
 
 	(void)arg;
-	rec_fill(rec, 1000, RSZ, 1);
+	rly_rec_fill(rec, 1000, RSZ, 1);
 	T_ASSERT_EQ(evt_relay_write(chan, rec, RSZ), -ECHILD);
 	T_ASSERT_EQ(evt_relay_write_serialized(chan, rec, RSZ), -ECHILD);
 	T_ASSERT(evt_relay_reserve(chan, RSZ) == NULL);
@@ -51,14 +51,14 @@ static int child_gtsc(void *arg)
 	struct stat st;
 
 	(void)arg;
-	rec_fill(rec, 2000, RSZ, 1);
+	rly_rec_fill(rec, 2000, RSZ, 1);
 	T_ASSERT_EQ(evt_relay_write(trace->rchan, rec, RSZ), -ECHILD);
 	T_ASSERT_EQ(evt_trace_start(trace), -ECHILD);
 	T_ASSERT_EQ(evt_trace_stop(trace), -ECHILD);
 	for (int i = 0; i < 130; i++)
 		evt_trace_running(trace); /* control points: none runs in the child */
 	evt_trace_cleanup(trace);
-	T_ASSERT_EQ(stat(tdir, &st), 0);
+	T_ASSERT_EQ(stat(gt_tdir, &st), 0);
 	return T_PASS;
 }
 
@@ -83,9 +83,9 @@ static int read_back(void *arg)
 			total += n;
 		T_ASSERT_EQ(total % RSZ, 0);
 		for (ssize_t off = 0; off < total; off += RSZ) {
-			T_ASSERT(rec_check(buf + off, RSZ));
-			T_ASSERT(rec_seq(buf + off) < 32);
-			seen |= 1u << rec_seq(buf + off);
+			T_ASSERT(rly_rec_check(buf + off, RSZ));
+			T_ASSERT(rly_rec_seq(buf + off) < 32);
+			seen |= 1u << rly_rec_seq(buf + off);
 			got++;
 		}
 		evt_relay_reader_close(r);
@@ -106,12 +106,12 @@ static void one_channel(int global)
 
 	T_ASSERT_OK(evt_relay_open("fk", t_dir, 4096, 4, &cb, &o, &chan));
 	for (; n < 10; n++) {
-		rec_fill(rec, (uint32_t)n, RSZ, 0);
+		rly_rec_fill(rec, (uint32_t)n, RSZ, 0);
 		T_ASSERT_OK(evt_relay_write(chan, rec, RSZ));
 	}
 	T_ASSERT_EQ(t_in_child(child_writes, NULL), T_PASS);
 	for (; n < 20; n++) {
-		rec_fill(rec, (uint32_t)n, RSZ, 0);
+		rly_rec_fill(rec, (uint32_t)n, RSZ, 0);
 		T_ASSERT_OK(evt_relay_write(chan, rec, RSZ));
 	}
 	evt_relay_flush(chan);
@@ -131,14 +131,14 @@ int main(void)
 	one_channel(1);
 
 	T_ASSERT_OK(evt_trace_setup(t_dir, "fk", 4096, 4, EVT_TRACE_GLOBAL_CHANNEL, &trace));
-	snprintf(tdir, sizeof(tdir), "%.400s/fk", t_dir);
+	snprintf(gt_tdir, sizeof(gt_tdir), "%.400s/fk", t_dir);
 	T_ASSERT_OK(evt_trace_start(trace));
 	T_ASSERT_EQ(t_in_child(child_gtsc, NULL), T_PASS);
-	rec_fill(rec, 0, RSZ, 0);
+	rly_rec_fill(rec, 0, RSZ, 0);
 	T_ASSERT_OK(evt_relay_write(trace->rchan, rec, RSZ));
 	T_ASSERT_OK(evt_trace_stop(trace));
 	T_ASSERT_EQ(evt_trace_running(trace), 0);
 	evt_trace_cleanup(trace);
-	T_ASSERT(stat(tdir, &st) < 0);
+	T_ASSERT(stat(gt_tdir, &st) < 0);
 	return T_PASS;
 }

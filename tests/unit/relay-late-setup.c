@@ -28,7 +28,7 @@ static int consumer(void *arg)
 			total += n;
 		T_ASSERT_EQ(total % RSZ, 0);
 		for (ssize_t at = 0; at < total; at += RSZ) {
-			T_ASSERT(rec_check(buf + at, RSZ));
+			T_ASSERT(rly_rec_check(buf + at, RSZ));
 			found++;
 		}
 		evt_relay_reader_close(r);
@@ -52,7 +52,7 @@ int main(void)
 	T_ASSERT_OK(evt_relay_open(NULL, NULL, 4096, 4, &cb, NULL, &chan));
 	nr = (int)chan->nr_bufs;
 	for (uint32_t i = 0; i < 20; i++) {
-		rec_fill(rec, i, RSZ, 0);
+		rly_rec_fill(rec, i, RSZ, 0);
 		T_ASSERT_OK(evt_relay_write(chan, rec, RSZ));
 	}
 	t_path(path, sizeof(path), "late0");
@@ -61,7 +61,7 @@ int main(void)
 	T_ASSERT(lstat(path, &st) == 0);
 	T_ASSERT_EQ(evt_relay_late_setup_files(chan, "late", t_dir), -EEXIST);
 	for (uint32_t i = 20; i < 40; i++) {
-		rec_fill(rec, i, RSZ, 0);
+		rly_rec_fill(rec, i, RSZ, 0);
 		T_ASSERT_OK(evt_relay_write(chan, rec, RSZ));
 	}
 	T_ASSERT_EQ(t_in_child(consumer, &nr), T_PASS);

@@ -63,8 +63,8 @@ static int consumer(void *arg)
 		T_ASSERT_EQ(off % SBSZ, 0);
 		T_ASSERT_EQ(pad, SBSZ - sl); /* the callback's header = the library's padding */
 		for (size_t at = 4; at < sl; at += RSZ) {
-			T_ASSERT(rec_check(sb + at, sl - at));
-			T_ASSERT_EQ(rec_seq(sb + at), expect);
+			T_ASSERT(rly_rec_check(sb + at, sl - at));
+			T_ASSERT_EQ(rly_rec_seq(sb + at), expect);
 			expect++;
 		}
 		T_ASSERT_OK(evt_relay_reader_subbufs_consumed(r, 1));
@@ -92,13 +92,13 @@ int main(void)
 	T_ASSERT_OK(evt_relay_open("m", t_dir, SBSZ, NSB, &cb, &o, &chan));
 	/* (128 - 4) / 40 = 3 records per sub-buffer, 4 bytes of padding */
 	for (int i = 0; i < 30; i++) {
-		rec_fill(rec, seq++, RSZ, 0);
+		rly_rec_fill(rec, seq++, RSZ, 0);
 		if (evt_relay_write(chan, rec, RSZ) == 0)
 			kept++;
 	}
 	T_ASSERT_EQ(kept, 12);
 	T_ASSERT_EQ(t_in_child(consumer, &kept), T_PASS);
-	rec_fill(rec, seq, RSZ, 0);
+	rly_rec_fill(rec, seq, RSZ, 0);
 	T_ASSERT_OK(evt_relay_write(chan, rec, RSZ)); /* room again; the switch delivers */
 	T_ASSERT_EQ(mapped_calls, 1);
 	T_ASSERT_EQ(unmapped_calls, 1);

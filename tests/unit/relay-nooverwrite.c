@@ -33,10 +33,10 @@ static int consumer(void *arg)
 	T_ASSERT_EQ(n, -EAGAIN); /* the writer is alive: nothing now */
 	T_ASSERT_EQ(total, (ssize_t)e->count * RSZ);
 	for (uint32_t i = 0; i < e->count; i++) {
-		struct rec hd = rec_head(buf + i * RSZ);
+		struct rec hd = rly_rec_head(buf + i * RSZ);
 		const char *rc = buf + i * RSZ;
 
-		T_ASSERT(rec_check(rc, RSZ));
+		T_ASSERT(rly_rec_check(rc, RSZ));
 		T_ASSERT_EQ(hd.seq, e->first + i);
 	}
 	T_ASSERT_EQ(evt_relay_reader_close(r), 0);
@@ -61,7 +61,7 @@ int main(void)
 	T_ASSERT_EQ(chan->is_global, 1);
 	/* 4 sub-buffers x 2 records fit; the 9th finishes the 4th and is refused. */
 	for (int i = 0; i < 20; i++) {
-		rec_fill(rec, seq++, RSZ, 0);
+		rly_rec_fill(rec, seq++, RSZ, 0);
 		ret = evt_relay_write(chan, rec, RSZ);
 		if (ret == 0)
 			ok++;
@@ -77,7 +77,7 @@ int main(void)
 
 	/* Consumed: room again. 3 more records: 2 finish a sub-buffer, 1 is current. */
 	for (int i = 0; i < 3; i++) {
-		rec_fill(rec, seq, RSZ, 0);
+		rly_rec_fill(rec, seq, RSZ, 0);
 		T_ASSERT_OK(evt_relay_write(chan, rec, RSZ));
 		e.first = e.first ? e.first : seq;
 		seq++;

@@ -49,10 +49,10 @@ static int consumer(void *arg)
 		if (end > total)
 			end = total; /* the current sub-buffer: its padding is not known yet */
 		while (at < end) {
-			struct rec hd = rec_head(buf + at);
+			struct rec hd = rly_rec_head(buf + at);
 			const char *rc = buf + at;
 
-			T_ASSERT(rec_check(rc, (size_t)(end - at)));
+			T_ASSERT(rly_rec_check(rc, (size_t)(end - at)));
 			if (!first)
 				T_ASSERT_EQ(hd.seq, prev + 1);
 			first = 0;
@@ -80,7 +80,7 @@ int main(void)
 	t_dir_make();
 	T_ASSERT_OK(evt_relay_open("ow", t_dir, SBSZ, NSB, &cb, &o, &chan));
 	for (seq = 0; seq < 1000; seq++) {
-		rec_fill(rec, seq, RSZ, 0);
+		rly_rec_fill(rec, seq, RSZ, 0);
 		T_ASSERT_OK(evt_relay_write(chan, rec, RSZ));
 	}
 	seq--;

@@ -22,7 +22,7 @@ static void *writer(void *arg)
 	if (t_pin_to_cpu(cpu) < 0)
 		return (void *)1;
 	for (uint32_t i = 0; i < PER; i++) {
-		rec_fill(rec, i, RSZ, (uint32_t)cpu);
+		rly_rec_fill(rec, i, RSZ, (uint32_t)cpu);
 		if (evt_relay_write(chan, rec, RSZ) < 0)
 			return (void *)1;
 	}
@@ -45,10 +45,10 @@ static int consumer(void *arg)
 			total += n;
 		T_ASSERT_EQ(total, PER * RSZ);
 		for (int i = 0; i < PER; i++) {
-			struct rec hd = rec_head(buf + i * RSZ);
+			struct rec hd = rly_rec_head(buf + i * RSZ);
 			const char *rc = buf + i * RSZ;
 
-			T_ASSERT(rec_check(rc, RSZ));
+			T_ASSERT(rly_rec_check(rc, RSZ));
 			T_ASSERT_EQ(hd.writer, cpu);
 			T_ASSERT_EQ(hd.seq, i);
 		}

@@ -10,7 +10,7 @@
 
 #include "relay-common.h"
 
-static int to_parent[2];
+static int ready[2];
 
 static int consumer(void *arg)
 {
@@ -25,12 +25,12 @@ static int consumer(void *arg)
 	t_path(path, sizeof(path), "b0");
 	T_ASSERT_OK(evt_relay_reader_open(path, &r[1]));
 	T_ASSERT_EQ(evt_relay_reader_poll_set(r, 2, 0, rev), 0);
-	T_ASSERT_EQ(write(to_parent[1], &c, 1), 1);
+	T_ASSERT_EQ(write(ready[1], &c, 1), 1);
 	n = evt_relay_reader_poll_set(r, 2, -1, rev); /* b crosses a boundary */
 	T_ASSERT_EQ(n, 1);
 	T_ASSERT_EQ(rev[0], 0);
 	T_ASSERT(rev[1] & POLLIN);
-	T_ASSERT_EQ(write(to_parent[1], &c, 1), 1);
+	T_ASSERT_EQ(write(ready[1], &c, 1), 1);
 	while (evt_relay_reader_poll_set(r, 2, -1, rev) != 2 || !(rev[0] & POLLHUP) ||
 	       !(rev[1] & POLLHUP))
 		; /* one closed, then the other */
@@ -53,17 +53,17 @@ int main(void)
 	t_dir_make();
 	T_ASSERT_OK(evt_relay_open("a", t_dir, 256, 4, &cb, &o, &a));
 	T_ASSERT_OK(evt_relay_open("b", t_dir, 256, 4, &cb, &o, &b));
-	if (pipe(to_parent) < 0)
+	if (pipe(ready) < 0)
 		t_fail("pipe");
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0)
 		_exit(consumer(NULL));
-	T_ASSERT_EQ(read(to_parent[0], &c, 1), 1);
+	T_ASSERT_EQ(read(ready[0], &c, 1), 1);
 	T_ASSERT_OK(evt_relay_write(b, rec, sizeof(rec)));
 	T_ASSERT_OK(evt_relay_write(b, rec, sizeof(rec)));
 	T_ASSERT_OK(evt_relay_write(b, rec, sizeof(rec))); /* crosses: wakes */
-	T_ASSERT_EQ(read(to_parent[0], &c, 1), 1);
+	T_ASSERT_EQ(read(ready[0], &c, 1), 1);
 	evt_relay_close(a);
 	evt_relay_close(b);
 	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);

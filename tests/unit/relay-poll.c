@@ -20,13 +20,13 @@ static int consumer(void *arg)
 	t_path(path, sizeof(path), "p0");
 	T_ASSERT_OK(evt_relay_reader_open(path, &r));
 	T_ASSERT_EQ(evt_relay_reader_poll(r, 0), 0); /* one record in the current sub-buffer */
-	tell(to_parent[1]);
+	rly_tell(rly_to_parent[1]);
 	mask = evt_relay_reader_poll(r, -1); /* the writer now crosses a boundary */
 	T_ASSERT(mask & POLLIN);
 	T_ASSERT(mask & POLLRDNORM);
 	T_ASSERT(evt_relay_reader_read(r, buf, sizeof(buf)) > 0);
 	T_ASSERT_EQ(evt_relay_reader_poll(r, 0), 0);
-	tell(to_parent[1]);
+	rly_tell(rly_to_parent[1]);
 	mask = evt_relay_reader_poll(r, -1); /* the writer closes */
 	T_ASSERT(mask & POLLHUP);
 	while (evt_relay_reader_read(r, buf, sizeof(buf)) > 0)
@@ -46,10 +46,10 @@ int main(void)
 	chan = t_open_global("p", 256, 4);
 	T_ASSERT_OK(evt_relay_write(chan, rec, sizeof(rec)));
 	pid = t_fork_consumer(consumer);
-	await(to_parent[0]);
+	rly_await(rly_to_parent[0]);
 	T_ASSERT_OK(evt_relay_write(chan, rec, sizeof(rec))); /* same sub-buffer */
 	T_ASSERT_OK(evt_relay_write(chan, rec, sizeof(rec))); /* crosses: wakes */
-	await(to_parent[0]);
+	rly_await(rly_to_parent[0]);
 	evt_relay_close(chan);
 	t_wait_consumer(pid);
 	return T_PASS;

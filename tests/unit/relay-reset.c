@@ -18,15 +18,15 @@ static int consumer(void *arg)
 	(void)arg;
 	t_path(path, sizeof(path), "rs0");
 	T_ASSERT_OK(evt_relay_reader_open(path, &r));
-	tell(to_parent[1]);
-	await(to_child[0]); /* written, reset, written again */
+	rly_tell(rly_to_parent[1]);
+	rly_await(rly_to_child[0]); /* written, reset, written again */
 	T_ASSERT_OK(evt_relay_reader_info(r, &info));
 	T_ASSERT_EQ(info.dropped, 0);
 	while ((n = evt_relay_reader_read(r, buf + total, sizeof(buf) - total)) > 0)
 		total += n;
 	T_ASSERT_EQ(total, 3 * RSZ);
 	for (int i = 0; i < 3; i++)
-		T_ASSERT_EQ(rec_seq(buf + i * RSZ), 1000 + i);
+		T_ASSERT_EQ(rly_rec_seq(buf + i * RSZ), 1000 + i);
 	evt_relay_reader_close(r);
 	return T_PASS;
 }
@@ -41,15 +41,15 @@ int main(void)
 	t_dir_make();
 	chan = t_open_global("rs", 256, 2);
 	pid = t_fork_consumer(consumer);
-	await(to_parent[0]);
+	rly_await(rly_to_parent[0]);
 	for (uint32_t i = 0; i < 20; i++) {
-		rec_fill(rec, i, RSZ, 0);
+		rly_rec_fill(rec, i, RSZ, 0);
 		drops += evt_relay_write(chan, rec, RSZ) == -ENOBUFS;
 	}
 	T_ASSERT(drops > 0);
 	evt_relay_reset(chan);
 	t_write_recs(chan, 1000, 3, RSZ);
-	tell(to_child[1]);
+	rly_tell(rly_to_child[1]);
 	t_wait_consumer(pid);
 	evt_relay_close(chan);
 	return T_PASS;

@@ -27,7 +27,7 @@ static int consumer(void *arg)
 	T_ASSERT_EQ(nb, na);
 	T_ASSERT(memcmp(a, b, (size_t)na) == 0);
 	for (int i = 0; i < 10; i++)
-		T_ASSERT_EQ(rec_seq(b + i * RSZ), i);
+		T_ASSERT_EQ(rly_rec_seq(b + i * RSZ), i);
 	evt_relay_reader_close(r);
 	return T_PASS;
 }

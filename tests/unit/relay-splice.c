@@ -34,8 +34,8 @@ static int consumer(void *arg)
 	T_ASSERT_EQ(total, NREC / 2 * RSZ);
 	T_ASSERT_EQ(pread(fd, buf, sizeof(buf), 0), total);
 	for (int i = 0; i < NREC / 2; i++) {
-		T_ASSERT(rec_check(buf + i * RSZ, RSZ));
-		T_ASSERT_EQ(rec_seq(buf + i * RSZ), i);
+		T_ASSERT(rly_rec_check(buf + i * RSZ, RSZ));
+		T_ASSERT_EQ(rly_rec_seq(buf + i * RSZ), i);
 	}
 	/* the second half through a pipe */
 	T_ASSERT(pipe(p) == 0);
@@ -48,7 +48,7 @@ static int consumer(void *arg)
 	for (ssize_t got = 0; got < total; got += n)
 		T_ASSERT((n = read(p[0], buf + got, (size_t)(total - got))) > 0);
 	for (int i = 0; i < NREC / 2; i++)
-		T_ASSERT_EQ(rec_seq(buf + i * RSZ), NREC / 2 + i);
+		T_ASSERT_EQ(rly_rec_seq(buf + i * RSZ), NREC / 2 + i);
 	evt_relay_reader_close(r);
 	close(fd);
 	return T_PASS;

@@ -14,7 +14,7 @@
 #include <evtrace/clock.h>
 
 #include "clock/clock_internal.h"
-#include "unit/tracepipe-util.h"
+#include "tracepipe-util.h"
 
 #define N 300
 

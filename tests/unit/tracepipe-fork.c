@@ -11,7 +11,7 @@
  */
 #include <sys/stat.h>
 
-#include "unit/tracepipe-util.h"
+#include "tracepipe-util.h"
 
 static struct evt_tracepipe_channel *chan;
 static int nrec, bad;

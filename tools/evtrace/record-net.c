@@ -183,24 +183,6 @@ static int net_recv_ports(int fd, char *buf, size_t cap)
 	return -EMSGSIZE;
 }
 
-static int net_parse_ports(char *text, unsigned int *ports, int nr)
-{
-	char *s = text, *end;
-	int i = 0;
-
-	for (; i < nr; i++) {
-		unsigned long v = strtoul(s, &end, 10);
-
-		if (end == s || v == 0 || v > 65535 || (*end != ',' && *end))
-			return -EPROTO;
-		ports[i] = (unsigned int)v;
-		s = end + (*end == ',');
-		if (!*end)
-			break;
-	}
-	return i == nr - 1 && !*end ? 0 : -EPROTO;
-}
-
 static int net_open(struct net *n)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
@@ -272,7 +254,7 @@ static int net_v1_settings(struct net *n, const struct cmd_net_file *f, unsigned
 		return -ENOMEM;
 	ret = net_recv_ports(n->fd, list, cap);
 	if (!ret)
-		ret = net_parse_ports(list, ports, f->nr_cpus);
+		ret = cmd_net_parse_ports(list, ports, f->nr_cpus);
 	free(list);
 	return ret;
 }
@@ -296,8 +278,8 @@ static int net_v3_send(struct net *n, uint32_t cmd, uint32_t cmd_size, const voi
 static int net_v3_settings(struct net *n, const struct cmd_net_file *f, unsigned int *ports)
 {
 	uint32_t tinit[4] = { htonl((uint32_t)f->nr_cpus), htonl(f->page_size), htonl(1) };
-	uint32_t hdr[3], size, cmd_size, cpus;
-	char *body, *p, *end;
+	uint32_t hdr[3], size, cmd_size;
+	char *body;
 	int ret;
 
 	memcpy(&tinit[3], "tcp", 4);
@@ -311,26 +293,12 @@ static int net_v3_settings(struct net *n, const struct cmd_net_file *f, unsigned
 	if (ntohl(hdr[1]) != NET_MSG_RINIT || cmd_size != 4 || size > NET_V3_MAX ||
 	    size < NET_V3_HDR + 4 + 2)
 		return -EPROTO;
-	body = malloc(size - NET_V3_HDR + 1);
+	body = malloc(size - NET_V3_HDR);
 	if (!body)
 		return -ENOMEM;
 	ret = net_recv(n->fd, body, size - NET_V3_HDR);
-	memcpy(&cpus, body, 4);
-	if (!ret && ntohl(cpus) != (uint32_t)f->nr_cpus)
-		ret = -EPROTO;
-	end = body + size - NET_V3_HDR;
-	p = body + 4;
-	for (int cpu = 0; !ret && cpu < f->nr_cpus; cpu++) {
-		unsigned long v = 0;
-		char *e = p;
-
-		if (p < end && memchr(p, 0, (size_t)(end - p)))
-			v = strtoul(p, &e, 10);
-		if (e == p || *e || v == 0 || v > 65535)
-			ret = -EPROTO;
-		ports[cpu] = (unsigned int)v;
-		p = e + 1;
-	}
+	if (!ret)
+		ret = cmd_net_parse_rinit(body, size - NET_V3_HDR, ports, f->nr_cpus);
 	free(body);
 	return ret;
 }

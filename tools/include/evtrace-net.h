@@ -30,4 +30,19 @@ struct cmd_net_file {
  */
 int cmd_net_send(const char *hostport, const struct cmd_net_file *f);
 
+/*
+ * cmd_net_parse_ports() - version 1's port list: @text (NUL-terminated) must be
+ * exactly @nr decimal ports (1..65535) separated by commas, into @ports.
+ * Return: 0, or -EPROTO.
+ */
+int cmd_net_parse_ports(const char *text, unsigned int *ports, int nr);
+
+/*
+ * cmd_net_parse_rinit() - version 3's RINIT body (after its 12-byte header), @len
+ * bytes: a big-endian CPU count that must be @nr, then @nr NUL-terminated decimal
+ * ports (1..65535), into @ports. Bytes after them are ignored.
+ * Return: 0, or -EPROTO.
+ */
+int cmd_net_parse_rinit(const char *body, size_t len, unsigned int *ports, int nr);
+
 #endif /* EVTRACE_NET_H */

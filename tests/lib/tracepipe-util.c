@@ -1,31 +1,12 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * tests/unit/tracepipe-util.h - what the tracepipe tests share: a
- * scratch directory, a reader process on the FIFO that copies the
- * stream to a file, and a walk over a stream file with the library's
- * parser. Header-only (each test is one program).
+ * tests/lib/tracepipe-util.c - what the trace_pipe tests share
  */
-#ifndef EVT_TESTS_TRACEPIPE_UTIL_H
-#define EVT_TESTS_TRACEPIPE_UTIL_H
+#include "tracepipe-util.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
+char tpt_dir[64];
 
-#include <evtrace/tracepipe.h>
-
-#include "helpers.h"
-
-static char tpt_dir[64];
-
-static inline void tpt_cleanup_dir(void)
+void tpt_cleanup_dir(void)
 {
 	char cmd[128];
 
@@ -34,8 +15,7 @@ static inline void tpt_cleanup_dir(void)
 		fprintf(stderr, "could not remove %s\n", tpt_dir);
 }
 
-/* A fresh directory under /tmp, removed at exit. */
-static inline const char *tpt_mkdir(void)
+const char *tpt_mkdir(void)
 {
 	strcpy(tpt_dir, "/tmp/evt-tracepipe-XXXXXX");
 	if (!mkdtemp(tpt_dir))
@@ -44,24 +24,7 @@ static inline const char *tpt_mkdir(void)
 	return tpt_dir;
 }
 
-struct tpt_reader {
-	pid_t pid;
-	int ctl; /* write 'g' (start reading), 'd' (drain what is there, then exit) */
-};
-
-enum {
-	TPT_READ = 0,
-	TPT_SPLICE = 1,
-	TPT_WAIT = 2
-};
-
-/*
- * A child that opens @fifo for reading and copies the stream to @out:
- * with read()+write() or splice() (TPT_SPLICE); with TPT_WAIT it holds
- * the FIFO open without reading until it gets 'g'. On 'd' it reads
- * what is left in the pipe without blocking and exits 0.
- */
-static inline struct tpt_reader tpt_reader_start(const char *fifo, const char *out, int how)
+struct tpt_reader tpt_reader_start(const char *fifo, const char *out, int how)
 {
 	struct tpt_reader r;
 	int ctl[2];
@@ -124,14 +87,7 @@ static inline struct tpt_reader tpt_reader_start(const char *fifo, const char *o
 	return r;
 }
 
-static inline void tpt_reader_send(struct tpt_reader *r, char c)
-{
-	if (write(r->ctl, &c, 1) != 1)
-		t_fail("reader ctl: %s", strerror(errno));
-}
-
-/* Tell the reader to drain and exit; wait for it; its exit status must be 0. */
-static inline void tpt_reader_finish(struct tpt_reader *r)
+void tpt_reader_finish(struct tpt_reader *r)
 {
 	int st;
 
@@ -141,15 +97,7 @@ static inline void tpt_reader_finish(struct tpt_reader *r)
 		t_fail("reader exited with %#x", st);
 }
 
-/* Wait (no time limit but ctest's) until the flusher has attached the reader. */
-static inline void tpt_wait_attached(struct evt_tracepipe_channel *chan)
-{
-	while (evt_tracepipe_readers(chan) != 1)
-		usleep(1000);
-}
-
-/* The whole file @path in memory (*len bytes). */
-static inline unsigned char *tpt_slurp(const char *path, size_t *len)
+unsigned char *tpt_slurp(const char *path, size_t *len)
 {
 	unsigned char *buf = NULL;
 	struct stat st;
@@ -172,11 +120,7 @@ static inline unsigned char *tpt_slurp(const char *path, size_t *len)
 	return buf;
 }
 
-/*
- * Walk a stream: every page must parse, every record too. @fn gets each
- * record (and its page); returns the number of pages.
- */
-static inline size_t tpt_walk(const unsigned char *buf, size_t len,
+size_t tpt_walk(const unsigned char *buf, size_t len,
 			      void (*fn)(const struct evt_tracepipe_page *,
 					 const struct evt_tracepipe_record *, void *),
 			      void *arg)
@@ -201,8 +145,7 @@ static inline size_t tpt_walk(const unsigned char *buf, size_t len,
 	return pages;
 }
 
-/* The number in @chan's <name>.missed file. */
-static inline unsigned long long tpt_missed_file(struct evt_tracepipe_channel *chan)
+unsigned long long tpt_missed_file(struct evt_tracepipe_channel *chan)
 {
 	char path[4200], buf[64] = { 0 };
 	FILE *f;
@@ -216,5 +159,3 @@ static inline unsigned long long tpt_missed_file(struct evt_tracepipe_channel *c
 	fclose(f);
 	return strtoull(buf, NULL, 10);
 }
-
-#endif /* EVT_TESTS_TRACEPIPE_UTIL_H */

@@ -1,49 +1,10 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * tests/unit/filter-test.h - a sample event for the filter tests: every kind
- * of field, a record builder, and checks that print the expression on failure.
+ * tests/lib/filter-test.c - the filter tests' sample event, record builder and checks
  */
-#ifndef EVT_TESTS_FILTER_TEST_H
-#define EVT_TESTS_FILTER_TEST_H
+#include "filter-test.h"
 
-#include <errno.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "filter/filter.h"
-#include "helpers.h"
-
-struct ft_rec {
-	uint16_t common_type;
-	uint8_t common_flags;
-	uint8_t common_preempt_count;
-	int32_t common_pid;
-	uint8_t a8;		/* 8 */
-	int8_t b8;		/* 9 */
-	uint16_t a16;		/* 10 */
-	int16_t b16;		/* 12 */
-	uint16_t pad;		/* 14 */
-	uint32_t a32;		/* 16 */
-	int32_t b32;		/* 20 */
-	uint64_t a64;		/* 24 */
-	int64_t b64;		/* 32 */
-	char name[16];		/* 40 */
-	uint32_t dstr;		/* 56: __data_loc char[] */
-	uint32_t rstr;		/* 60: __rel_loc char[] */
-	const char *pstr;	/* 64: const char * */
-	void *ptr;		/* 72 */
-	unsigned long call_site;	/* 80 */
-	char data[160];		/* 88: dynamic data */
-};
-
-#define FT_FIELD(t, n, k, s)                                                                  \
-	{ .type = t, .name = #n, .offset = offsetof(struct ft_rec, n),                        \
-	  .size = sizeof(((struct ft_rec *)0)->n), .elem_size = sizeof(((struct ft_rec *)0)->n), \
-	  .kind = k, .is_signed = s }
-
-static const struct evt_field ft_fields[] = {
+const struct evt_field ft_fields[] = {
 	FT_FIELD("unsigned short", common_type, EVT_FIELD_INT, 0),
 	FT_FIELD("unsigned char", common_flags, EVT_FIELD_INT, 0),
 	FT_FIELD("unsigned char", common_preempt_count, EVT_FIELD_INT, 0),
@@ -64,16 +25,17 @@ static const struct evt_field ft_fields[] = {
 	FT_FIELD("void *", ptr, EVT_FIELD_PTR, 0),
 	FT_FIELD("unsigned long", call_site, EVT_FIELD_INT, 0),
 };
-#define FT_NR_FIELDS (sizeof(ft_fields) / sizeof(ft_fields[0]))
+const size_t ft_nr_fields = sizeof(ft_fields) / sizeof(ft_fields[0]);
 
-/* A record with name, a __data_loc and a __rel_loc string; returns its length. */
-static inline size_t ft_rec_init(struct ft_rec *r, const char *name, const char *dstr,
+int ft_failures;
+
+size_t ft_rec_init(struct ft_rec *r, const char *name, const char *dstr,
 				 const char *rstr)
 {
 	size_t used = 0, n;
 
 	memset(r, 0, sizeof(*r));
-	strncpy(r->name, name, sizeof(r->name));
+	memcpy(r->name, name, strnlen(name, sizeof(r->name)));	/* not NUL-terminated when full */
 	n = strlen(dstr) + 1;
 	memcpy(r->data, dstr, n);
 	r->dstr = (uint32_t)(n << 16 | offsetof(struct ft_rec, data));
@@ -86,10 +48,7 @@ static inline size_t ft_rec_init(struct ft_rec *r, const char *name, const char 
 	return offsetof(struct ft_rec, data) + used;
 }
 
-static int ft_failures;
-
-/* Does @expr compile, and does @r pass it as @want says? */
-static inline void ft_check(const char *expr, const struct ft_rec *r, size_t len, int want)
+void ft_check(const char *expr, const struct ft_rec *r, size_t len, int want)
 {
 	struct filter_error err = { 0 };
 	struct filter_prog *prog = NULL;
@@ -109,8 +68,7 @@ static inline void ft_check(const char *expr, const struct ft_rec *r, size_t len
 	filter_free(prog);
 }
 
-/* Is @expr rejected with @msg (NULL: "Error: (0)"), the caret at @pos and errno @errnum? */
-static inline void ft_check_err(const char *expr, const char *msg, int pos, int errnum)
+void ft_check_err(const char *expr, const char *msg, int pos, int errnum)
 {
 	struct filter_error err = { 0 };
 	struct filter_prog *prog = NULL;
@@ -131,7 +89,7 @@ static inline void ft_check_err(const char *expr, const char *msg, int pos, int 
 	}
 }
 
-static inline int ft_done(void)
+int ft_done(void)
 {
 	if (ft_failures) {
 		fprintf(stderr, "%d failures\n", ft_failures);
@@ -139,5 +97,3 @@ static inline int ft_done(void)
 	}
 	return T_PASS;
 }
-
-#endif /* EVT_TESTS_FILTER_TEST_H */
