@@ -430,6 +430,7 @@ void events_env_apply_locked(struct evt_event *ev)
 	const char *p;
 	int decision = -1;
 
+	event_assert_locked();
 	if (!env || !ev->def)
 		return;
 	for (p = env; *p;) {

@@ -106,6 +106,7 @@ static void instance_free(struct evt_instance *inst)
 /* Grow @inst's files[] to @nr and give it a file for every known event. */
 static int instance_fill_files_locked(struct evt_instance *inst, unsigned int nr)
 {
+	event_assert_locked();
 	if (nr > inst->nr_files) {
 		struct trace_event_file **n = realloc(inst->files, nr * sizeof(*n));
 
@@ -503,6 +504,7 @@ static int instance_resize_pair_locked(struct evt_instance *inst, int cpu, unsig
 	int nr = evt_ring_buffer_nr_cpus(a), ret;
 	unsigned long *old = calloc((size_t)nr, sizeof(*old));
 
+	event_assert_locked();
 	if (!old)
 		return -ENOMEM;
 	for (int c = 0; c < nr; c++)
@@ -716,6 +718,7 @@ static int instance_snapshot_free_locked(struct evt_instance *inst)
 {
 	struct evt_ring_buffer *spare;
 
+	event_assert_locked();
 	if (!inst->snap_bufs[0])
 		return 0;
 	/* A snapshot trigger needs it; a reader may be reading either buffer. */

@@ -320,6 +320,7 @@ static bool good_name(const char *s)
 
 static struct probe *find_locked(const char *group, const char *event)
 {
+	event_assert_locked();
 	for (unsigned int i = 0; i < nr_probes; i++)
 		if ((!group || !strcmp(probe_list[i]->group, group)) &&
 		    !strcmp(probe_list[i]->event, event))
@@ -553,6 +554,7 @@ static int parse_args(struct pcmd *c, struct probe *p, bool resolve)
 
 static int free_slot_locked(void)
 {
+	event_assert_locked();
 	for (unsigned int i = 0; i < PROBES_MAX; i++)
 		if (!probe_live[i])
 			return (int)i;
@@ -601,6 +603,7 @@ static int probe_create_locked(const char *line)
 	struct pcmd c;
 	int ret, slot;
 
+	event_assert_locked();
 	ret = probe_parse(line, &c, &p, true);
 	if (ret || !p)
 		goto err;
@@ -681,6 +684,7 @@ static bool busy_locked(struct probe *p)
 {
 	struct busy_arg b = { p->def.event, false };
 
+	event_assert_locked();
 	if (!b.ev)
 		return false;
 	busy_one(instance_top_locked(), &b);
@@ -701,6 +705,7 @@ static int probe_destroy_locked(struct probe *p)
 	struct probe_ghost *g;
 	int ret;
 
+	event_assert_locked();
 	if (busy_locked(p))
 		return -EBUSY;
 	ret = probe_site_remove(p->site, still_ours(p));
@@ -736,6 +741,7 @@ static int probe_release_locked(const char *group, const char *event)
 {
 	struct probe *p = find_locked(group, event);
 
+	event_assert_locked();
 	return p ? probe_destroy_locked(p) : -ENOENT;
 }
 
@@ -743,6 +749,7 @@ static int probe_release_all_locked(bool dry_run)
 {
 	int ret = 0;
 
+	event_assert_locked();
 	for (unsigned int i = 0; i < nr_probes; i++)
 		if (busy_locked(probe_list[i]))
 			return -EBUSY;
@@ -753,6 +760,7 @@ static int probe_release_all_locked(bool dry_run)
 
 static void probe_show_locked(struct evt_seq *s)
 {
+	event_assert_locked();
 	for (unsigned int i = 0; i < nr_probes; i++) {
 		const struct probe *p = probe_list[i];
 
@@ -789,6 +797,7 @@ void probe_register(void)
 /* The number of probes (tests). event_mutex held. */
 unsigned int probe_count_locked(void)
 {
+	event_assert_locked();
 	return nr_probes;
 }
 
@@ -797,6 +806,7 @@ struct probe_site *probe_site_of_locked(const char *group, const char *event, ui
 {
 	struct probe *p = find_locked(group, event);
 
+	event_assert_locked();
 	if (!p)
 		return NULL;
 	*addr = p->addr;
@@ -807,6 +817,7 @@ uint64_t probe_nmissed_locked(const char *group, const char *event)
 {
 	struct probe *p = find_locked(group, event);
 
+	event_assert_locked();
 	return p ? ld_relaxed(&p->nmissed) : 0;
 }
 

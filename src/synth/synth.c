@@ -86,6 +86,7 @@ static unsigned int nr_synth, cap_synth;
 
 struct synth_event *synth_event_find_locked(const char *name)
 {
+	event_assert_locked();
 	if (!name)
 		return NULL;
 	for (unsigned int i = 0; i < nr_synth; i++)
@@ -109,6 +110,7 @@ struct synth_event *synth_event_find(const char *name)
 
 static struct synth_event *synth_lookup_locked(const char *name)
 {
+	event_assert_locked();
 	for (unsigned int i = 0; i < nr_synth; i++)
 		if (!strcmp(synth_list[i]->name, name))
 			return synth_list[i];
@@ -480,6 +482,7 @@ static int synth_event_setup(struct synth_event *se)
 
 static int synth_list_add_locked(struct synth_event *se)
 {
+	event_assert_locked();
 	if (nr_synth == cap_synth) {
 		unsigned int cap = cap_synth ? cap_synth * 2 : 16;
 		struct synth_event **n = realloc(synth_list, cap * sizeof(*n));
@@ -505,6 +508,7 @@ static int create_synth_event_locked(const struct synth_cmd *c, const char *name
 	struct evt_event *ev;
 	int ret = 0;
 
+	event_assert_locked();
 	memset(fields, 0, sizeof(fields));
 	if (name[0] == '\0') {
 		synth_err(c, SYNTH_ERR_INVALID_CMD, 0);
@@ -609,6 +613,7 @@ static bool synth_busy_locked(struct synth_event *se)
 {
 	struct busy_arg a = { se->def.event, false };
 
+	event_assert_locked();
 	if (ld_relaxed(&se->ref))
 		return true;
 	if (!a.ev)
@@ -620,6 +625,7 @@ static bool synth_busy_locked(struct synth_event *se)
 
 static int synth_destroy_locked(struct synth_event *se)
 {
+	event_assert_locked();
 	if (synth_busy_locked(se))
 		return -EBUSY;
 	for (unsigned int i = 0; i < nr_synth; i++)
@@ -639,6 +645,7 @@ static int synth_delete_locked(const char *name)
 {
 	struct synth_event *se = synth_lookup_locked(name);
 
+	event_assert_locked();
 	return se ? synth_destroy_locked(se) : -ENOENT;
 }
 
@@ -711,6 +718,7 @@ static int synth_run_command_locked(const char *raw)
 	char *name;
 	int ret;
 
+	event_assert_locked();
 	raw = skip_spaces(raw);
 	if (raw[0] == '\0')
 		return 0;
@@ -756,6 +764,7 @@ static int dyn_create_locked(const char *raw)
 	char *n;
 	int ret;
 
+	event_assert_locked();
 	raw = skip_spaces(raw);
 	if (raw[0] == '\0')
 		return 0;
@@ -803,6 +812,7 @@ static int dyn_release_locked(const char *raw)
 	int argc, ret = -ENOENT;
 	struct synth_event *se;
 
+	event_assert_locked();
 	if (!copy)
 		return -ENOMEM;
 	argc = split_words(copy, argv, SYNTH_ARGV_MAX);
@@ -869,6 +879,7 @@ out:
 
 static const struct dyn_event_ops *dyn_type_locked(const char *name)
 {
+	event_assert_locked();
 	for (unsigned int i = 0; i < nr_dyn_types; i++)
 		if (!strcmp(dyn_types[i]->name, name))
 			return dyn_types[i];
@@ -902,6 +913,7 @@ static int dyn_other_locked(const struct dyn_event_ops *only, const char *line)
 {
 	int ret = -EINVAL;
 
+	event_assert_locked();
 	line = skip_spaces(line);
 	if (line[0] == '\0')
 		return 0;
@@ -963,6 +975,7 @@ int dyn_event_type_release_all(const char *type)
 /* The lines of @only (NULL: every other type) into a malloc'd string. event_mutex held. */
 static long dyn_show_locked(const struct dyn_event_ops *only, char **textp)
 {
+	event_assert_locked();
 	for (size_t cap = 4096; cap <= (16u << 20); cap *= 2) {
 		struct evt_seq s;
 		char *buf = malloc(cap);

@@ -409,6 +409,7 @@ static int apply_locked(struct trace_event_file *file, const char *cmd, struct f
 	bool remove = false;
 	int ret;
 
+	event_assert_locked();
 	*has_ferr = false;
 	buf = strdup(cmd);
 	if (!buf)
@@ -517,6 +518,7 @@ int trigger_apply_file_locked(struct trace_event_file *file, const char *cmd,
 	bool has_ferr;
 	int ret;
 
+	event_assert_locked();
 	ret = apply_locked(file, cmd, &ferr, &has_ferr, terr, &td);
 	td_free(td); /* never registered: frees without taking event_mutex */
 	return ret;
