@@ -54,6 +54,11 @@ foreach(src ${EVT_UNIT_TESTS})
 	set_tests_properties(unit/${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60 LABELS unit)
 endforeach()
 
+# probe-unwind's functions that throw, rethrow and end their thread are C++.
+if(TARGET unit-probe-unwind)
+	target_sources(unit-probe-unwind PRIVATE ${EVT_TESTS_DIR}/unit/probe-unwind-cxx.cc)
+endif()
+
 # Stack traces name the program's own functions: dladdr() needs them in the dynamic symbol table.
 if(TARGET unit-trigger-stacktrace)
 	set_target_properties(unit-trigger-stacktrace PROPERTIES ENABLE_EXPORTS ON)

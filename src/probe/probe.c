@@ -81,6 +81,14 @@ bool probe_live_rcu(struct probe *p, unsigned int slot, uint32_t serial)
 	return slot < PROBES_MAX && rcu_deref(probe_live[slot]) == p && p->serial == serial;
 }
 
+void probe_ret_lost(struct probe *p, unsigned int slot, uint32_t serial)
+{
+	rcu_lock();
+	if (probe_live_rcu(p, slot, serial))
+		add_relaxed(&p->nmissed, 1); /* a count only */
+	rcu_unlock();
+}
+
 void probe_ident(const struct probe *p, unsigned int *slot, uint32_t *serial)
 {
 	*slot = p->slot;

@@ -147,6 +147,9 @@ int probe_ret_prepare(void);
 /* probe.c: is @p still the probe of @slot with @serial? Inside rcu_lock(). */
 bool probe_live_rcu(struct probe *p, unsigned int slot, uint32_t serial);
 void probe_ident(const struct probe *p, unsigned int *slot, uint32_t *serial);
+/* probe.c: a return of @p (if it still is the probe of @slot with @serial) that will never be
+ * recorded (longjmp, exception, thread exit): counted in its nmissed. Writer context. */
+void probe_ret_lost(struct probe *p, unsigned int slot, uint32_t serial);
 /* probe.c: record a return event. Writer context, inside probe_enter(). */
 void probe_ret_record(struct probe *p, struct probe_ctx *ctx, uint64_t func, uint64_t ret_ip);
 

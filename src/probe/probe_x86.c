@@ -37,6 +37,7 @@
  * handler and probe_site_entry(), which run in the traced threads.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -769,11 +770,28 @@ static int relocate(struct emit *e, const ZydisDecodedInstruction *in, const uin
  * Decode the function linearly: @addr must be an instruction boundary and no
  * relative branch may land in (@addr, @addr + @len).
  */
+/*
+ * clang's -fsanitize=function signature at a function's entry, `jmp .+8` and the magic
+ * 0x3276 (then 4 bytes of data): the bytes the jump skips, else 0. Nothing looser: a plain
+ * jump at an entry (gcc's loop rotation) goes into code a probe there must not move to.
+ */
+static int64_t entry_skip(const uint8_t *code)
+{
+	static const uint8_t sig[] = { 0xeb, 0x06, 0x76, 0x32 };
+
+	return memcmp(code, sig, sizeof(sig)) ? 0 : 6;
+}
+
+static bool is_endbr(const ZydisDecodedInstruction *in)
+{
+	return in->mnemonic == ZYDIS_MNEMONIC_ENDBR64 || in->mnemonic == ZYDIS_MNEMONIC_ENDBR32;
+}
+
 static int check_function(uint64_t func, uint64_t size, uint64_t addr, unsigned int len,
 			  const char **why)
 {
 	const uint8_t *code = (const uint8_t *)(uintptr_t)func;
-	bool boundary = addr == func;
+	bool boundary = addr == func, entry = true;
 	ZydisDecodedInstruction in;
 	ZydisDecoder d;
 	uint64_t off = 0;
@@ -797,6 +815,9 @@ static int check_function(uint64_t func, uint64_t size, uint64_t addr, unsigned 
 				return -EINVAL;
 			}
 		}
+		if (entry && entry_skip(code + off)) /* the data it jumps over is no code */
+			off += (uint64_t)entry_skip(code + off);
+		entry = entry && is_endbr(&in);
 		off += in.length;
 	}
 	if (!boundary) {
@@ -840,8 +861,12 @@ static int tramp_build(struct probe_site *site, const uint8_t *code, const char 
 	return 0;
 }
 
-/* How many bytes from @addr to displace (whole instructions, >= 5); an endbr64 first is kept. */
-static int measure(uint64_t *addr, uint64_t end, unsigned int *lenp, const char **why)
+/*
+ * How many bytes from @addr to displace (whole instructions, >= 5); an endbr64 first is kept,
+ * and at a function's entry (@at_entry) a short jump over data is followed.
+ */
+static int measure(uint64_t *addr, uint64_t end, bool at_entry, unsigned int *lenp,
+		   const char **why)
 {
 	const uint8_t *code = (const uint8_t *)(uintptr_t)*addr;
 	ZydisDecodedInstruction in;
@@ -849,11 +874,15 @@ static int measure(uint64_t *addr, uint64_t end, unsigned int *lenp, const char 
 	ZydisDecoder d;
 
 	decoder(&d);
-	if (ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&d, NULL, code, 15, &in)) &&
-	    (in.mnemonic == ZYDIS_MNEMONIC_ENDBR64 || in.mnemonic == ZYDIS_MNEMONIC_ENDBR32)) {
+	if (ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&d, NULL, code, 15, &in)) && is_endbr(&in)) {
 		/* indirect branches land on the endbr: the jump goes after it */
 		*addr += in.length;
 		code += in.length;
+	}
+	if (at_entry && entry_skip(code)) {
+		/* every call goes on at the jump's target: the probe goes there */
+		*addr += 2 + (uint64_t)entry_skip(code);
+		code = (const uint8_t *)(uintptr_t)*addr;
 	}
 	while (len < JMP_LEN) {
 		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&d, NULL, code + len, 15, &in))) {
@@ -889,6 +918,7 @@ struct shadow_ent {
 	struct probe *p;
 	unsigned int slot;
 	uint32_t serial;
+	bool restored; /* the stack slot holds `ret` again, for an unwinder (below) */
 };
 
 /* One per thread that hit a return probe, mmap()ed at its first hit (async-signal-safe). */
@@ -903,9 +933,17 @@ static pthread_key_t thr_key;
 static pthread_once_t thr_once = PTHREAD_ONCE_INIT;
 static uint8_t *ret_tramp; /* written once under event_mutex before any hijack */
 
-static void thr_free(void *t)
+static void shadow_drop(struct probe_thread *t);
+
+/* At thread exit (a key destructor, in the thread): frames left never return. */
+static void thr_free(void *arg)
 {
-	munmap(t, sizeof(struct probe_thread));
+	struct probe_thread *t = arg;
+
+	while (t->depth)
+		shadow_drop(t);
+	probe_thr = NULL;
+	munmap(t, sizeof(*t));
 }
 
 static void thr_key_init(void)
@@ -935,6 +973,135 @@ unsigned int probe_shadow_depth(void)
 	return probe_thr ? probe_thr->depth : 0;
 }
 
+/* Pop the top entry of a frame that will never return through us: a lost return. */
+static void shadow_drop(struct probe_thread *t)
+{
+	const struct shadow_ent *e = &t->ent[t->depth - 1];
+
+	probe_ret_lost(e->p, e->slot, e->serial);
+	t->depth--;
+}
+
+/*
+ * --- unwinders: C++ exceptions, pthread_exit(), pthread_cancel() -----------------------------
+ *
+ * An unwinder walks the stack by the return addresses it finds there; one we replaced
+ * points at the return trampoline, which has no unwind information: the unwinder would
+ * find no frame and terminate the program. So, as uftrace does, when the first return
+ * probe is created, internal entry hooks (probe sites of ours, no event) go on the
+ * functions through which every unwind starts (libgcc_s: _Unwind_RaiseException,
+ * _Unwind_Resume, _Unwind_Resume_or_Rethrow, _Unwind_ForcedUnwind):
+ *
+ *   unwind_restore  (at an unwinder's entry) every entry of this thread whose frame is
+ *                   still on the stack gets its original return address back in its
+ *                   slot (`restored`); entries of frames below the caller are dropped;
+ *   unwind_catch    (at __cxa_begin_catch, when libstdc++ is loaded: a catch clause
+ *                   begins) entries of frames the exception unwound are dropped, each a
+ *                   lost return (counted in the probe's nmissed); the frames that are
+ *                   still there get the return trampoline again: their returns are
+ *                   recorded as if nothing had happened.
+ *
+ * A thread that ends by pthread_exit() or pthread_cancel() loses the returns of its
+ * probed frames (counted). Both hooks run in the thread that unwinds, inside
+ * probe_site_entry() (the re-entry guard, RCU read side), and touch only its own shadow
+ * stack. Not covered: an unwinder linked into the program (-static-libgcc, LLVM's
+ * libunwind), and a catch by other means than __cxa_begin_catch (a foreign runtime): the
+ * frames above it return to their original addresses, their returns unrecorded.
+ */
+static void unwind_restore(struct probe *unused, struct probe_ctx *ctx)
+{
+	struct probe_thread *t = probe_thr;
+	uint64_t tramp = (uint64_t)(uintptr_t)ret_tramp, v;
+
+	(void)unused;
+	if (!t)
+		return;
+	/* the hooked function's own return address is at ctx->sp: frames at or below it went */
+	while (t->depth && t->ent[t->depth - 1].sp <= ctx->sp)
+		shadow_drop(t);
+	for (unsigned int i = 0; i < t->depth; i++) {
+		struct shadow_ent *e = &t->ent[i];
+
+		memcpy(&v, (const void *)(uintptr_t)e->sp, 8);
+		if (!e->restored && v == tramp) {
+			memcpy((void *)(uintptr_t)e->sp, &e->ret, 8);
+			e->restored = true;
+		}
+	}
+}
+
+static void unwind_catch(struct probe *unused, struct probe_ctx *ctx)
+{
+	struct probe_thread *t = probe_thr;
+	uint64_t tramp = (uint64_t)(uintptr_t)ret_tramp, v;
+
+	(void)unused;
+	if (!t)
+		return;
+	while (t->depth && t->ent[t->depth - 1].sp <= ctx->sp)
+		shadow_drop(t); /* unwound by the exception this clause catches */
+	for (unsigned int i = 0; i < t->depth; i++) {
+		struct shadow_ent *e = &t->ent[i];
+
+		memcpy(&v, (const void *)(uintptr_t)e->sp, 8);
+		if (e->restored && v == e->ret) {
+			memcpy((void *)(uintptr_t)e->sp, &tramp, 8);
+			e->restored = false;
+		}
+	}
+}
+
+static const char unwind_sentinel; /* the "probe" of the hooks' sites: no event */
+
+/* Hook @name of @lib; 0, or -errno: the hook is missing (nothing changed). */
+static int unwind_hook(const char *lib, const char *name, probe_handler_t handler)
+{
+	struct probe_site *site;
+	struct probe_sym sym;
+	const char *why;
+	int ret;
+
+	ret = probe_sym_lookup(lib, name, &sym);
+	if (ret)
+		return ret;
+	return probe_site_install((struct probe *)(uintptr_t)&unwind_sentinel, sym.addr,
+				  sym.addr, sym.size, handler, &site, &why);
+}
+
+/*
+ * Hook the unwinders before the first return probe (libgcc_s is loaded for it if it is not:
+ * glibc loads it at the first pthread_exit() anyway), and __cxa_begin_catch once libstdc++
+ * is there (checked again at each return probe). -EOPNOTSUPP if an unwinder entry cannot
+ * be hooked: a return probe could then kill the program.
+ */
+static int unwind_hooks(void)
+{
+	static const char *const entries[] = { "_Unwind_RaiseException", "_Unwind_Resume",
+					       "_Unwind_Resume_or_Rethrow",
+					       "_Unwind_ForcedUnwind" };
+	static bool done[sizeof(entries) / sizeof(entries[0])], catch; /* event_mutex */
+	int ret;
+
+	for (unsigned int i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
+		if (done[i])
+			continue;
+		if (!dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_NOLOAD) &&
+		    !dlopen("libgcc_s.so.1", RTLD_NOW))
+			return -EOPNOTSUPP;
+		ret = unwind_hook("libgcc_s", entries[i], unwind_restore);
+		if (ret && ret != -ENOENT) /* -ENOENT: an older libgcc, fewer entries */
+			return -EOPNOTSUPP;
+		done[i] = true;
+	}
+	if (!catch && dlopen("libstdc++.so.6", RTLD_NOW | RTLD_NOLOAD)) {
+		ret = unwind_hook("libstdc++", "__cxa_begin_catch", unwind_catch);
+		if (ret && ret != -ENOENT)
+			return -EOPNOTSUPP;
+		catch = true;
+	}
+	return 0;
+}
+
 bool probe_ret_hijack(struct probe *p, struct probe_ctx *ctx, unsigned int maxactive)
 {
 	struct probe_thread *t = thr_get();
@@ -945,7 +1112,7 @@ bool probe_ret_hijack(struct probe *p, struct probe_ctx *ctx, unsigned int maxac
 		return false;
 	/* entries at or below this frame belong to frames a longjmp() abandoned */
 	while (t->depth && t->ent[t->depth - 1].sp <= ctx->sp)
-		t->depth--;
+		shadow_drop(t);
 	if (t->depth == SHADOW_MAX)
 		return false;
 	if (maxactive) {
@@ -959,6 +1126,7 @@ bool probe_ret_hijack(struct probe *p, struct probe_ctx *ctx, unsigned int maxac
 	e->sp = ctx->sp;
 	e->func = ctx->ip;
 	e->p = p;
+	e->restored = false;
 	probe_ident(p, &e->slot, &e->serial);
 	signal_fence(); /* the entry is complete before a signal handler's hit can see it */
 	t->depth++;
@@ -983,7 +1151,7 @@ static uint64_t __attribute__((noinline, used)) probe_ret_entry(struct probe_reg
 	struct probe_ctx ctx;
 
 	while (t && t->depth && t->ent[t->depth - 1].sp < sp)
-		t->depth--;
+		shadow_drop(t);
 	if (!t || !t->depth || t->ent[t->depth - 1].sp != sp) {
 		/* cannot happen: a hijacked frame always has its entry */
 		static const char msg[] = "evtrace: return probe lost its return address\n";
@@ -1069,7 +1237,9 @@ static int ret_tramp_build(void)
 
 int probe_ret_prepare(void)
 {
-	return ret_tramp_build();
+	int ret = ret_tramp_build();
+
+	return ret ? ret : unwind_hooks();
 }
 
 int probe_site_install(struct probe *p, uint64_t addr, uint64_t func, uint64_t size,
@@ -1093,7 +1263,7 @@ int probe_site_install(struct probe *p, uint64_t addr, uint64_t func, uint64_t s
 	ret = check_function(func, size, addr, 0, why); /* an instruction boundary? */
 	if (ret)
 		return ret;
-	ret = measure(&addr, size ? func + size : 0, &len, why);
+	ret = measure(&addr, size ? func + size : 0, addr == func, &len, why);
 	if (ret)
 		return ret;
 	ret = check_function(func, size, addr, len, why);
