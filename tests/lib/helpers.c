@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -128,6 +129,21 @@ uint64_t t_rand_range(struct t_rand *r, uint64_t lo, uint64_t hi)
 
 	/* span 0: the whole 64-bit range */
 	return span ? lo + t_rand_next(r) % span : t_rand_next(r);
+}
+
+int t_sh(const char *fmt, ...)
+{
+	char cmd[16384];
+	va_list ap;
+	int n, st;
+
+	va_start(ap, fmt);
+	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(cmd))
+		t_fail("t_sh: a command of %d bytes", n);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
 /*

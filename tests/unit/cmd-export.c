@@ -72,21 +72,6 @@ static void *weird_thread(void *arg)
 }
 
 /* `sh -c CMD`'s exit status. */
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static long fsize(const char *path)
 {
 	struct stat st;
@@ -145,7 +130,7 @@ int main(void)
 
 	if (access(EVT_TOOL, X_OK))
 		t_skip("%s is not built", EVT_TOOL);
-	if (sh("command -v python3 >/dev/null 2>&1"))
+	if (t_sh("command -v python3 >/dev/null 2>&1"))
 		t_skip("python3 is missing (it checks the JSON)");
 	check = src_path("cmd-export-check.py");
 	kfile = src_path("../data/tracedat/kernel-sched.dat");
@@ -179,20 +164,20 @@ int main(void)
 	hex(comm, sizeof(comm) - 1, chex);
 
 	/* the recording: every record, value and name */
-	T_ASSERT_EQ(sh("%s export -o %s %s", EVT_TOOL, js, path), 0);
-	T_ASSERT_EQ(sh("python3 %s app %s %s %d %d %s %s %s %d", check, js, exp, TD_THREADS,
+	T_ASSERT_EQ(t_sh("%s export -o %s %s", EVT_TOOL, js, path), 0);
+	T_ASSERT_EQ(t_sh("python3 %s app %s %s %d %d %s %s %s %d", check, js, exp, TD_THREADS,
 		       TD_PER_THREAD, whex, rhex, chex, NREQ),
 		    0);
 	/* stdout: the same bytes; --format=perfetto is the default */
-	T_ASSERT_EQ(sh("%s export --format=perfetto %s > %s", EVT_TOOL, path, js2), 0);
-	T_ASSERT_EQ(sh("cmp -s %s %s", js, js2), 0);
+	T_ASSERT_EQ(t_sh("%s export --format=perfetto %s > %s", EVT_TOOL, path, js2), 0);
+	T_ASSERT_EQ(t_sh("cmp -s %s %s", js, js2), 0);
 	/* "-": standard input, a pipe (the same JSON but metadata.source) */
-	T_ASSERT_EQ(sh("cat %s | %s export - > %s", path, EVT_TOOL, js2), 0);
-	T_ASSERT_EQ(sh("python3 %s app %s %s %d %d %s %s %s %d", check, js2, exp, TD_THREADS,
+	T_ASSERT_EQ(t_sh("cat %s | %s export - > %s", path, EVT_TOOL, js2), 0);
+	T_ASSERT_EQ(t_sh("python3 %s app %s %s %d %d %s %s %s %d", check, js2, exp, TD_THREADS,
 		       TD_PER_THREAD, whex, rhex, chex, NREQ), 0);
 	/* --durations */
-	T_ASSERT_EQ(sh("%s export --durations -o %s %s", EVT_TOOL, js2, path), 0);
-	T_ASSERT_EQ(sh("python3 %s durations %s %d", check, js2, NREQ), 0);
+	T_ASSERT_EQ(t_sh("%s export --durations -o %s %s", EVT_TOOL, js2, path), 0);
+	T_ASSERT_EQ(t_sh("python3 %s durations %s %d", check, js2, NREQ), 0);
 
 	/* the selection of evtrace report: -e, -c with -e, -F; a filter no event takes */
 	{
@@ -208,23 +193,23 @@ int main(void)
 				nbig0 += recs[i].cpu == 0;
 			}
 		}
-		T_ASSERT_EQ(sh("%s export -e 'tdnet:*' -o %s %s", EVT_TOOL, js2, path), 0);
-		T_ASSERT_EQ(sh("python3 %s select %s %d %d td_big", check, js2, n, nbig), 0);
-		T_ASSERT_EQ(sh("%s export -e td_big -c 0 -o %s %s", EVT_TOOL, js2, path), 0);
-		T_ASSERT_EQ(sh("python3 %s select %s %d %d td_big", check, js2, n, nbig0), 0);
-		T_ASSERT_EQ(sh("%s export -F 'worker == 1' -o %s %s", EVT_TOOL, js2, path), 0);
-		T_ASSERT_EQ(sh("python3 %s select %s %d %d td_ints,td_strings,td_arrays,td_big "
+		T_ASSERT_EQ(t_sh("%s export -e 'tdnet:*' -o %s %s", EVT_TOOL, js2, path), 0);
+		T_ASSERT_EQ(t_sh("python3 %s select %s %d %d td_big", check, js2, n, nbig), 0);
+		T_ASSERT_EQ(t_sh("%s export -e td_big -c 0 -o %s %s", EVT_TOOL, js2, path), 0);
+		T_ASSERT_EQ(t_sh("python3 %s select %s %d %d td_big", check, js2, n, nbig0), 0);
+		T_ASSERT_EQ(t_sh("%s export -F 'worker == 1' -o %s %s", EVT_TOOL, js2, path), 0);
+		T_ASSERT_EQ(t_sh("python3 %s select %s %d %d td_ints,td_strings,td_arrays,td_big "
 			       "worker=1",
 			       check, js2, n, TD_PER_THREAD),
 			    0);
-		T_ASSERT_EQ(sh("%s export -F 'nosuch == 1' %s >/dev/null 2>&1", EVT_TOOL, path), 2);
+		T_ASSERT_EQ(t_sh("%s export -F 'nosuch == 1' %s >/dev/null 2>&1", EVT_TOOL, path), 2);
 	}
 
 	/* a kernel-made file (sched_switch/sched_wakeup, trace-cmd extract) */
 	nk = count_records(kfile, NULL);
 	T_ASSERT(nk > 0);
-	T_ASSERT_EQ(sh("%s export -o %s %s", EVT_TOOL, js2, kfile), 0);
-	T_ASSERT_EQ(sh("python3 %s kernel %s %d", check, js2, nk), 0);
+	T_ASSERT_EQ(t_sh("%s export -o %s %s", EVT_TOOL, js2, kfile), 0);
+	T_ASSERT_EQ(t_sh("python3 %s kernel %s %d", check, js2, nk), 0);
 
 	/* a kernel file with syscalls (a pointer field, an enter before its exit was enabled),
 	 * exec (a __data_loc filename) and exit: instant events, then --durations */
@@ -232,18 +217,18 @@ int main(void)
 	kfile = src_path("../data/tracedat/kernel-openat.dat");
 	nk = count_records(kfile, NULL);
 	T_ASSERT(nk > 0);
-	T_ASSERT_EQ(sh("%s export -o %s %s", EVT_TOOL, js2, kfile), 0);
-	T_ASSERT_EQ(sh("python3 %s openat %s %d 0", check, js2, nk), 0);
-	T_ASSERT_EQ(sh("%s export --durations -o %s %s", EVT_TOOL, js2, kfile), 0);
-	T_ASSERT_EQ(sh("python3 %s openat %s %d 1", check, js2, nk), 0);
+	T_ASSERT_EQ(t_sh("%s export -o %s %s", EVT_TOOL, js2, kfile), 0);
+	T_ASSERT_EQ(t_sh("python3 %s openat %s %d 0", check, js2, nk), 0);
+	T_ASSERT_EQ(t_sh("%s export --durations -o %s %s", EVT_TOOL, js2, kfile), 0);
+	T_ASSERT_EQ(t_sh("python3 %s openat %s %d 1", check, js2, nk), 0);
 
 	/* truncated: the open fails, nothing is written, the offset is named, exit 1 */
 	unlink(js2);
-	T_ASSERT_EQ(sh("head -c 5000 %s > %s", path, cut), 0);
-	T_ASSERT_EQ(sh("%s export -o %s %s 2>%s", EVT_TOOL, js2, cut, errf), 1);
+	T_ASSERT_EQ(t_sh("head -c 5000 %s > %s", path, cut), 0);
+	T_ASSERT_EQ(t_sh("%s export -o %s %s 2>%s", EVT_TOOL, js2, cut, errf), 1);
 	T_ASSERT(access(js2, F_OK) != 0);
-	T_ASSERT_EQ(sh("grep -q 'offset [0-9]' %s", errf), 0);
-	T_ASSERT_EQ(sh("%s export %s 2>/dev/null > %s", EVT_TOOL, cut, js2), 1);
+	T_ASSERT_EQ(t_sh("grep -q 'offset [0-9]' %s", errf), 0);
+	T_ASSERT_EQ(t_sh("%s export %s 2>/dev/null > %s", EVT_TOOL, cut, js2), 1);
 	T_ASSERT_EQ(fsize(js2), 0);
 
 	/* a corrupt page (the last record's page commits more than a page): the JSON of
@@ -253,24 +238,24 @@ int main(void)
 		uint64_t commit = 1 << 20;
 		int fd;
 
-		T_ASSERT_EQ(sh("cp %s %s", path, cut), 0);
+		T_ASSERT_EQ(t_sh("cp %s %s", path, cut), 0);
 		fd = open(cut, O_WRONLY);
 		T_ASSERT(fd >= 0);
 		T_ASSERT(pwrite(fd, &commit, 8, page + 8) == 8);
 		close(fd);
-		T_ASSERT_EQ(sh("%s export -o %s %s 2>%s", EVT_TOOL, js2, cut, errf), 1);
-		T_ASSERT_EQ(sh("grep -q 'offset [0-9]' %s", errf), 0);
-		T_ASSERT_EQ(sh("python3 %s corrupt %s %d", check, js2, n), 0);
+		T_ASSERT_EQ(t_sh("%s export -o %s %s 2>%s", EVT_TOOL, js2, cut, errf), 1);
+		T_ASSERT_EQ(t_sh("grep -q 'offset [0-9]' %s", errf), 0);
+		T_ASSERT_EQ(t_sh("python3 %s corrupt %s %d", check, js2, n), 0);
 	}
 
 	/* a write error: exit 1 */
 	if (access("/dev/full", W_OK) == 0)
-		T_ASSERT_EQ(sh("%s export %s > /dev/full 2>/dev/null", EVT_TOOL, path), 1);
+		T_ASSERT_EQ(t_sh("%s export %s > /dev/full 2>/dev/null", EVT_TOOL, path), 1);
 	/* usage */
-	T_ASSERT_EQ(sh("%s export --format=xml %s 2>/dev/null", EVT_TOOL, path), 2);
-	T_ASSERT_EQ(sh("%s export %s %s 2>/dev/null", EVT_TOOL, path, path), 2);
-	T_ASSERT_EQ(sh("%s export --help | grep -q 'usage: evtrace export'", EVT_TOOL), 0);
-	T_ASSERT_EQ(sh("%s export /nonexistent.dat 2>/dev/null", EVT_TOOL), 1);
+	T_ASSERT_EQ(t_sh("%s export --format=xml %s 2>/dev/null", EVT_TOOL, path), 2);
+	T_ASSERT_EQ(t_sh("%s export %s %s 2>/dev/null", EVT_TOOL, path, path), 2);
+	T_ASSERT_EQ(t_sh("%s export --help | grep -q 'usage: evtrace export'", EVT_TOOL), 0);
+	T_ASSERT_EQ(t_sh("%s export /nonexistent.dat 2>/dev/null", EVT_TOOL), 1);
 
 	unlink(exp);
 	unlink(js);

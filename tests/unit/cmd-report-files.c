@@ -40,21 +40,6 @@ static void resolve(char *out, size_t cap, const char *rel)
 	snprintf(out, cap, "%s%s%s", rel[0] == '/' ? "" : top, rel[0] == '/' ? "" : "/", rel);
 }
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 struct key {
 	char file[16];
 	char time[32];
@@ -130,14 +115,14 @@ int main(void)
 	resolve(demo, sizeof(demo), RECORD_DEMO);
 	T_ASSERT(mkdtemp(tmpdir));
 	T_ASSERT_EQ(chdir(tmpdir), 0);
-	T_ASSERT_EQ(sh("(%s record -q --date -e 'recdemo:*' -o A.dat -- %s -t 2 -n 40 & "
+	T_ASSERT_EQ(t_sh("(%s record -q --date -e 'recdemo:*' -o A.dat -- %s -t 2 -n 40 & "
 		       "%s record -q --date -e 'recdemo:*' -o B.dat -- %s -t 2 -n 40 & "
 		       "wait) >/dev/null",
 		       tool, demo, tool, demo),
 		    0);
 	T_ASSERT(!access("A.dat", R_OK) && !access("B.dat", R_OK));
-	T_ASSERT_EQ(sh("%s report --info A.dat | grep -q '^date offset: [1-9]'", tool), 0);
-	T_ASSERT_EQ(sh("%s report A.dat > a.txt && %s report B.dat > b.txt && "
+	T_ASSERT_EQ(t_sh("%s report --info A.dat | grep -q '^date offset: [1-9]'", tool), 0);
+	T_ASSERT_EQ(t_sh("%s report A.dat > a.txt && %s report B.dat > b.txt && "
 		       "%s report A.dat B.dat > ab.txt",
 		       tool, tool, tool),
 		    0);
@@ -154,8 +139,8 @@ int main(void)
 	}
 	T_ASSERT(strtod(ours[0].time, NULL) > 1e9); /* on the wall clock */
 	printf("the files alternate %d times\n", switches);
-	if (sh("command -v trace-cmd >/dev/null 2>&1") == 0) {
-		T_ASSERT_EQ(sh("trace-cmd report -i A.dat -i B.dat > tc.txt 2>/dev/null"), 0);
+	if (t_sh("command -v trace-cmd >/dev/null 2>&1") == 0) {
+		T_ASSERT_EQ(t_sh("trace-cmd report -i A.dat -i B.dat > tc.txt 2>/dev/null"), 0);
 		m = read_keys("tc.txt", theirs);
 		T_ASSERT_EQ(m, n);
 		/* same records at the same times (ties between files may come in either order) */
@@ -166,6 +151,6 @@ int main(void)
 	}
 	snprintf(path, sizeof(path), "rm -rf %s", tmpdir);
 	T_ASSERT_EQ(chdir("/"), 0);
-	sh("%s", path);
+	t_sh("%s", path);
 	return T_PASS;
 }

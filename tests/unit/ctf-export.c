@@ -38,21 +38,6 @@
 static char tmpdir[] = "/tmp/evt-ctf-XXXXXX";
 static const char *python = "python3"; /* one that has the bt2 module */
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 /* Export @dat as CTF, compare with report -R, count babeltrace2's lines. */
 static void check_trace(const char *dat, const char *name, int min_discarded)
 {
@@ -62,14 +47,14 @@ static void check_trace(const char *dat, const char *name, int min_discarded)
 	int ret;
 	FILE *f;
 
-	T_ASSERT_EQ(sh("%s export --format=ctf -o %s/%s %s", EVT_TOOL, tmpdir, name, dat), 0);
-	T_ASSERT_EQ(sh("%s report -R %s > %s/%s.txt", EVT_TOOL, dat, tmpdir, name), 0);
-	ret = sh("%s %.*sctf-bt2.py %s/%s %s/%s.txt %d", python, slash ? (int)(slash - __FILE__ + 1) : 0,
+	T_ASSERT_EQ(t_sh("%s export --format=ctf -o %s/%s %s", EVT_TOOL, tmpdir, name, dat), 0);
+	T_ASSERT_EQ(t_sh("%s report -R %s > %s/%s.txt", EVT_TOOL, dat, tmpdir, name), 0);
+	ret = t_sh("%s %.*sctf-bt2.py %s/%s %s/%s.txt %d", python, slash ? (int)(slash - __FILE__ + 1) : 0,
 		 __FILE__, tmpdir, name, tmpdir, name, min_discarded);
 	if (ret == 77)
 		t_skip("python3-bt2 is missing");
 	T_ASSERT_EQ(ret, 0);
-	T_ASSERT_EQ(sh("babeltrace2 %s/%s > %s/%s.bt 2>&1", tmpdir, name, tmpdir, name), 0);
+	T_ASSERT_EQ(t_sh("babeltrace2 %s/%s > %s/%s.bt 2>&1", tmpdir, name, tmpdir, name), 0);
 	snprintf(line, sizeof(line), "%s/%s.txt", tmpdir, name);
 	f = fopen(line, "r");
 	T_ASSERT(f);
@@ -86,7 +71,7 @@ static void check_trace(const char *dat, const char *name, int min_discarded)
 	T_ASSERT(events > 0);
 	T_ASSERT_EQ(bt, events);
 	if (min_discarded)
-		T_ASSERT_EQ(sh("grep -q 'discarded' %s/%s.bt", tmpdir, name), 0);
+		T_ASSERT_EQ(t_sh("grep -q 'discarded' %s/%s.bt", tmpdir, name), 0);
 }
 
 static void lost_trace(void)
@@ -118,10 +103,10 @@ int main(void)
 
 	if (access(EVT_TOOL, X_OK))
 		t_skip("%s is not built", EVT_TOOL);
-	if (sh("command -v babeltrace2 >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1"))
+	if (t_sh("command -v babeltrace2 >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1"))
 		t_skip("babeltrace2 or python3 is missing (the test oracles)");
 	/* Debian's python3-bt2 is for Debian's python3, which may not be first in PATH */
-	if (!sh("/usr/bin/python3 -c 'import bt2' 2>/dev/null"))
+	if (!t_sh("/usr/bin/python3 -c 'import bt2' 2>/dev/null"))
 		python = "/usr/bin/python3";
 	T_ASSERT(mkdtemp(tmpdir));
 
@@ -129,9 +114,9 @@ int main(void)
 	path = td_write_tmp(inst, "ctf");
 	check_trace(path, "fields", 0);
 	/* a directory with something in it is refused, and left as it was */
-	T_ASSERT(sh("%s export --format=ctf -o %s/fields %s 2>/dev/null", EVT_TOOL, tmpdir,
+	T_ASSERT(t_sh("%s export --format=ctf -o %s/fields %s 2>/dev/null", EVT_TOOL, tmpdir,
 		    path) == 1);
-	T_ASSERT_EQ(sh("test -s %s/fields/metadata", tmpdir), 0);
+	T_ASSERT_EQ(t_sh("test -s %s/fields/metadata", tmpdir), 0);
 	unlink(path);
 	free(path);
 	T_ASSERT_OK(evt_instance_destroy(inst));
@@ -140,16 +125,16 @@ int main(void)
 
 	if (!access(EVENTS_DEMO, X_OK)) {
 		snprintf(dat, sizeof(dat), "%s/events-demo.dat", tmpdir);
-		T_ASSERT_EQ(sh("%s %s > /dev/null", EVENTS_DEMO, dat), 0);
+		T_ASSERT_EQ(t_sh("%s %s > /dev/null", EVENTS_DEMO, dat), 0);
 		check_trace(dat, "events-demo", 0);
 	}
 	if (!access(RECORD_DEMO, X_OK)) {
 		snprintf(dat, sizeof(dat), "%s/record-demo.dat", tmpdir);
-		T_ASSERT_EQ(sh("%s record -q -e 'recdemo:*' -o %s -- %s -t 2 -n 20 > /dev/null",
+		T_ASSERT_EQ(t_sh("%s record -q -e 'recdemo:*' -o %s -- %s -t 2 -n 20 > /dev/null",
 			       EVT_TOOL, dat, RECORD_DEMO),
 			    0);
 		check_trace(dat, "record-demo", 0);
 	}
-	sh("rm -rf %s", tmpdir);
+	t_sh("rm -rf %s", tmpdir);
 	return T_PASS;
 }

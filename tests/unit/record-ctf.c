@@ -46,21 +46,6 @@
 static char tmpdir[] = "/tmp/evt-recctf-XXXXXX";
 static char top[4096], tool[4200], demo[4200];
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[16384];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 static void resolve(char *out, size_t cap, const char *rel)
 {
 	snprintf(out, cap, "%s%s%s", rel[0] == '/' ? "" : top, rel[0] == '/' ? "" : "/", rel);
@@ -92,18 +77,18 @@ static void check_direct(void)
 	char date[16];
 	time_t now = time(NULL);
 
-	T_ASSERT_EQ(sh("%s record -q --date --format=ctf -e 'recdemo:*' -o %s/ctf -- %s -t 2 -n 20 "
+	T_ASSERT_EQ(t_sh("%s record -q --date --format=ctf -e 'recdemo:*' -o %s/ctf -- %s -t 2 -n 20 "
 		       ">/dev/null",
 		       tool, tmpdir, demo),
 		    0);
 	/* metadata and streams only: the recording's trace.dat went */
-	T_ASSERT_EQ(sh("cd %s/ctf && test -f metadata && ls -A | grep -v '^metadata$' | "
+	T_ASSERT_EQ(t_sh("cd %s/ctf && test -f metadata && ls -A | grep -v '^metadata$' | "
 		       "grep -qv '^stream_[0-9]*$'",
 		       tmpdir),
 		    1);
 	/* on the wall clock: babeltrace2 prints today's date (UTC) */
 	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
-	T_ASSERT_EQ(sh("babeltrace2 --clock-gmt --clock-date %s/ctf > %s/ctf.txt", tmpdir, tmpdir),
+	T_ASSERT_EQ(t_sh("babeltrace2 --clock-gmt --clock-date %s/ctf > %s/ctf.txt", tmpdir, tmpdir),
 		    0);
 	T_ASSERT_EQ(count("grep -c 'recdemo:req_' %s/ctf.txt", tmpdir), 80L);
 	T_ASSERT_EQ(count("grep -c 'recdemo:req_done' %s/ctf.txt", tmpdir), 40L);
@@ -116,15 +101,15 @@ static void check_direct(void)
 
 static void check_refusals(void)
 {
-	T_ASSERT_EQ(sh("%s record -q --format=ctf -- %s -n 1 2>/dev/null", tool, demo), 2);
-	T_ASSERT_EQ(sh("%s record -q --format=xml -o %s/x -- %s -n 1 2>/dev/null", tool, tmpdir,
+	T_ASSERT_EQ(t_sh("%s record -q --format=ctf -- %s -n 1 2>/dev/null", tool, demo), 2);
+	T_ASSERT_EQ(t_sh("%s record -q --format=xml -o %s/x -- %s -n 1 2>/dev/null", tool, tmpdir,
 		       demo),
 		    2);
-	T_ASSERT_EQ(sh("mkdir %s/full && touch %s/full/f", tmpdir, tmpdir), 0);
-	T_ASSERT_EQ(sh("%s record -q --format=ctf -o %s/full -- touch %s/ran 2>%s/full.err", tool,
+	T_ASSERT_EQ(t_sh("mkdir %s/full && touch %s/full/f", tmpdir, tmpdir), 0);
+	T_ASSERT_EQ(t_sh("%s record -q --format=ctf -o %s/full -- touch %s/ran 2>%s/full.err", tool,
 		       tmpdir, tmpdir, tmpdir),
 		    1);
-	T_ASSERT_EQ(sh("grep -q 'not empty' %s/full.err && test ! -e %s/ran", tmpdir, tmpdir), 0);
+	T_ASSERT_EQ(t_sh("grep -q 'not empty' %s/full.err && test ! -e %s/ran", tmpdir, tmpdir), 0);
 }
 
 /* A recorder killed midway: its journal is in the directory, readable and recoverable. */
@@ -149,7 +134,7 @@ static void check_killed(void)
 	/* until it has drained something into the journal (the drain is every 50 ms) */
 	for (int i = 0; i < 100; i++) {
 		usleep(20000);
-		if (!sh("test -s %s/killed/.evtrace-record.dat", tmpdir) &&
+		if (!t_sh("test -s %s/killed/.evtrace-record.dat", tmpdir) &&
 		    count("%s report %s/killed/.evtrace-record.dat 2>/dev/null | grep -c req_",
 			  tool, tmpdir) > 0)
 			break;
@@ -160,7 +145,7 @@ static void check_killed(void)
 	n = count("%s report %s/killed/.evtrace-record.dat 2>/dev/null | grep -c req_", tool,
 		  tmpdir);
 	T_ASSERT(n > 0);
-	T_ASSERT_EQ(sh("cd %s/killed && %s recover .evtrace-record.dat >/dev/null 2>&1 && "
+	T_ASSERT_EQ(t_sh("cd %s/killed && %s recover .evtrace-record.dat >/dev/null 2>&1 && "
 		       "%s export --format=ctf -o ../killed-ctf .evtrace-record.dat",
 		       tmpdir, tool, tool),
 		    0);
@@ -182,7 +167,7 @@ static pid_t start_tsc_demo(void)
 		_exit(127);
 	}
 	for (int i = 0; i < 100; i++) {
-		if (!sh("%s write -p %d trace_clock x86-tsc 2>/dev/null", tool, (int)pid))
+		if (!t_sh("%s write -p %d trace_clock x86-tsc 2>/dev/null", tool, (int)pid))
 			return pid;
 		usleep(10000);
 	}
@@ -213,7 +198,7 @@ static void record_tsc(const char *opts, const char *out, pid_t pid)
 	waitpid(pid, NULL, 0);
 	T_ASSERT(waitpid(rec, &st, 0) == rec);
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		sh("cat %s/%s.err >&2", tmpdir, out);
+		t_sh("cat %s/%s.err >&2", tmpdir, out);
 	T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
@@ -229,7 +214,7 @@ static void check_tsc(void)
 	freq = count("sed -n 's/^\tfreq = \\([0-9]*\\);/\\1/p' %s/tsc/metadata", tmpdir);
 	T_ASSERT(freq >= 10000000LL && freq <= 10000000000LL && freq != 1000000000LL);
 	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
-	T_ASSERT_EQ(sh("babeltrace2 --clock-gmt --clock-date %s/tsc > %s/tsc.txt", tmpdir, tmpdir),
+	T_ASSERT_EQ(t_sh("babeltrace2 --clock-gmt --clock-date %s/tsc > %s/tsc.txt", tmpdir, tmpdir),
 		    0);
 	T_ASSERT(count("grep -c 'recdemo:req_' %s/tsc.txt", tmpdir) > 0);
 	T_ASSERT_EQ(count("grep -vc '^\\[%s' %s/tsc.txt", date, tmpdir), 0L);
@@ -242,11 +227,11 @@ static void check_tsc(void)
 
 	pid = start_tsc_demo();
 	record_tsc("", "tsc.dat", pid);
-	T_ASSERT_EQ(sh("%s export --format=ctf -o %s/tsc-1g %s/tsc.dat 2>%s/tsc.err && "
+	T_ASSERT_EQ(t_sh("%s export --format=ctf -o %s/tsc-1g %s/tsc.dat 2>%s/tsc.err && "
 		       "grep -q 'frequency is not in the file' %s/tsc.err",
 		       tool, tmpdir, tmpdir, tmpdir, tmpdir),
 		    0);
-	T_ASSERT_EQ(sh("%s export --format=ctf --clock-freq %lld -o %s/tsc-f %s/tsc.dat && "
+	T_ASSERT_EQ(t_sh("%s export --format=ctf --clock-freq %lld -o %s/tsc-f %s/tsc.dat && "
 		       "grep -q '^\tfreq = %lld;' %s/tsc-f/metadata",
 		       tool, freq, tmpdir, tmpdir, freq, tmpdir),
 		    0);
@@ -259,7 +244,7 @@ int main(void)
 	resolve(demo, sizeof(demo), RECORD_DEMO);
 	if (access(tool, X_OK) || access(demo, X_OK))
 		t_skip("%s or %s is not built", tool, demo);
-	if (sh("command -v babeltrace2 >/dev/null 2>&1"))
+	if (t_sh("command -v babeltrace2 >/dev/null 2>&1"))
 		t_skip("babeltrace2 is missing (apt install babeltrace2)");
 	T_ASSERT(mkdtemp(tmpdir));
 	check_direct();
@@ -268,6 +253,6 @@ int main(void)
 #if defined(__x86_64__) || defined(__aarch64__)
 	check_tsc();
 #endif
-	sh("rm -rf %s", tmpdir);
+	t_sh("rm -rf %s", tmpdir);
 	return T_PASS;
 }

@@ -57,21 +57,6 @@ static char ns[3][32]; /* host A, host B, the collector */
 static int ns_made;
 static pid_t listener = -1;
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 static void resolve(char *out, size_t cap, const char *rel)
 {
 	snprintf(out, cap, "%s%s%s", rel[0] == '/' ? "" : top, rel[0] == '/' ? "" : "/", rel);
@@ -89,10 +74,10 @@ static void cleanup(void)
 		listener = -1;
 	}
 	for (int i = 0; i < ns_made; i++)
-		sh("ip netns delete %s 2>/dev/null; rm -rf /etc/netns/%s", ns[i], ns[i]);
+		t_sh("ip netns delete %s 2>/dev/null; rm -rf /etc/netns/%s", ns[i], ns[i]);
 	ns_made = 0;
 	if (tmpdir[strlen(tmpdir) - 1] != 'X')
-		sh("rm -rf %s", tmpdir);
+		t_sh("rm -rf %s", tmpdir);
 }
 
 /* The namespaces of earlier runs whose process is gone (killed before its atexit). */
@@ -111,7 +96,7 @@ static void delete_stale(void)
 			continue;
 		pid = strtol(name + 8, NULL, 10);
 		if (pid > 0 && kill((pid_t)pid, 0) && errno == ESRCH)
-			sh("ip netns delete %s 2>/dev/null; rm -rf /etc/netns/%s", name, name);
+			t_sh("ip netns delete %s 2>/dev/null; rm -rf /etc/netns/%s", name, name);
 	}
 	pclose(p);
 }
@@ -126,12 +111,12 @@ static int make_fleet(char *why, size_t len)
 
 	for (int i = 0; i < 3; i++) {
 		snprintf(ns[i], sizeof(ns[i]), NS_PREFIX "%d%c", (int)getpid(), tag[i]);
-		if (sh("ip netns add %s 2>/dev/null", ns[i])) {
+		if (t_sh("ip netns add %s 2>/dev/null", ns[i])) {
 			snprintf(why, len, "`ip netns add` failed (no network namespaces here)");
 			return -1;
 		}
 		ns_made++;
-		if (sh("ip -n %s link set lo up", ns[i])) {
+		if (t_sh("ip -n %s link set lo up", ns[i])) {
 			snprintf(why, len, "cannot bring up lo in a namespace");
 			return -1;
 		}
@@ -141,19 +126,19 @@ static int make_fleet(char *why, size_t len)
 	 * as /etc/hosts): trace-cmd listen drops a connection whose address does not
 	 * resolve, and there is no DNS in the namespace.
 	 */
-	T_ASSERT_EQ(sh("mkdir -p /etc/netns/%s && printf '10.231.1.2 fleet-a\n10.231.2.2 fleet-b\n'"
+	T_ASSERT_EQ(t_sh("mkdir -p /etc/netns/%s && printf '10.231.1.2 fleet-a\n10.231.2.2 fleet-b\n'"
 		       " > /etc/netns/%s/hosts",
 		       ns[2], ns[2]),
 		    0);
 	for (int h = 0; h < 2; h++) {
 		/* the veth ends are made in the hosts' namespaces: no name is seen outside */
-		if (sh("ip -n %s link add eth0 type veth peer name h%c netns %s 2>/dev/null", ns[h],
+		if (t_sh("ip -n %s link add eth0 type veth peer name h%c netns %s 2>/dev/null", ns[h],
 		       tag[h], ns[2])) {
 			snprintf(why, len, "cannot make a veth pair (no veth driver?)");
 			return -1;
 		}
 		T_ASSERT_EQ(
-			sh("ip -n %s addr add 10.231.%d.2/24 dev eth0 && ip -n %s link set eth0 up"
+			t_sh("ip -n %s addr add 10.231.%d.2/24 dev eth0 && ip -n %s link set eth0 up"
 			   " && ip -n %s addr add 10.231.%d.1/24 dev h%c && ip -n %s link set h%c up",
 			   ns[h], h + 1, ns[h], ns[2], h + 1, tag[h], ns[2], tag[h]),
 			0);
@@ -237,9 +222,9 @@ int main(void)
 		t_skip("%s or %s is not built", tool, demo);
 	if (geteuid())
 		t_skip("network namespaces need root");
-	if (sh("command -v ip >/dev/null 2>&1"))
+	if (t_sh("command -v ip >/dev/null 2>&1"))
 		t_skip("no `ip` (iproute2) to make network namespaces");
-	if (sh("command -v trace-cmd >/dev/null 2>&1"))
+	if (t_sh("command -v trace-cmd >/dev/null 2>&1"))
 		t_skip("trace-cmd is missing (the listener)");
 	T_ASSERT(mkdtemp(tmpdir));
 	atexit(cleanup);
@@ -268,7 +253,7 @@ int main(void)
 	for (int h = 0; h < 2; h++) {
 		T_ASSERT(waitpid(rec[h], &st, 0) == rec[h]);
 		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-			sh("cat %s/host%c.err >&2", tmpdir, 'a' + h);
+			t_sh("cat %s/host%c.err >&2", tmpdir, 'a' + h);
 			t_fail("host %c: evtrace record -N exited with %d", 'a' + h, st);
 		}
 	}
@@ -289,8 +274,8 @@ int main(void)
 		}
 		T_ASSERT_EQ(n, 2L * 2 * nreq[h]);
 	}
-	T_ASSERT_EQ(sh("test $(ls %s/trace.*.dat | wc -l) = 2", tmpdir), 0);
+	T_ASSERT_EQ(t_sh("test $(ls %s/trace.*.dat | wc -l) = 2", tmpdir), 0);
 	cleanup();
-	T_ASSERT_EQ(sh("ip netns list | grep -q '^%s%d'", NS_PREFIX, (int)getpid()), 1);
+	T_ASSERT_EQ(t_sh("ip netns list | grep -q '^%s%d'", NS_PREFIX, (int)getpid()), 1);
 	return T_PASS;
 }

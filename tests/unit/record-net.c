@@ -48,21 +48,6 @@
 static char tmpdir[] = "/tmp/evt-recnet-XXXXXX";
 static char top[4096], tool[4200], demo[4200];
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 static void resolve(char *out, size_t cap, const char *rel)
 {
 	snprintf(out, cap, "%s%s%s", rel[0] == '/' ? "" : top, rel[0] == '/' ? "" : "/", rel);
@@ -270,7 +255,7 @@ static pid_t start_v1_listener(unsigned int *port)
  */
 static void check_v1(const char *local)
 {
-	T_ASSERT_EQ(sh("cd %s && m=$(stat -c %%s v1-meta) && test $m -gt 0 && "
+	T_ASSERT_EQ(t_sh("cd %s && m=$(stat -c %%s v1-meta) && test $m -gt 0 && "
 		       "cmp -s -n $m v1-meta %s && "
 		       "test \"$(tail -c +$((m + 5)) %s | head -c 9)\" = 'options  ' && "
 		       "cat v1-cpu* > v1-data && d=$(stat -c %%s v1-data) && test $d -gt 0 && "
@@ -343,11 +328,11 @@ static void check_gone(const char *name, unsigned int port)
 		 "%s record -q -N 127.0.0.1:%u -e 'recdemo:*' -o %s -- %s -t 2 -n 20 "
 		 ">/dev/null 2>%s.err",
 		 tool, port, local, demo, local);
-	st = sh("%s", cmd);
+	st = t_sh("%s", cmd);
 	if (st != 1)
-		sh("cat %s.err >&2", local);
+		t_sh("cat %s.err >&2", local);
 	T_ASSERT_EQ(st, 1);
-	T_ASSERT_EQ(sh("grep -q -- '-N 127.0.0.1:%u: .*the trace is in %s' %s.err", port, local,
+	T_ASSERT_EQ(t_sh("grep -q -- '-N 127.0.0.1:%u: .*the trace is in %s' %s.err", port, local,
 		       local),
 		    0);
 	T_ASSERT_EQ(count_records(local), 2L * 2 * 20);
@@ -391,7 +376,7 @@ int main(void)
 	resolve(demo, sizeof(demo), RECORD_DEMO);
 	if (access(tool, X_OK) || access(demo, X_OK))
 		t_skip("%s or %s is not built", tool, demo);
-	if (sh("command -v trace-cmd >/dev/null 2>&1"))
+	if (t_sh("command -v trace-cmd >/dev/null 2>&1"))
 		t_skip("trace-cmd is missing (the listener)");
 	T_ASSERT(mkdtemp(tmpdir));
 	signal(SIGPIPE, SIG_IGN);
@@ -426,14 +411,14 @@ int main(void)
 	T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	snprintf(first, sizeof(first), "%s", wait_file(2L * 2 * 10, ""));
 	T_ASSERT_EQ(
-		sh("cd %s && trace-cmd report '%s' 2>/dev/null | grep req_ > a.txt && "
+		t_sh("cd %s && trace-cmd report '%s' 2>/dev/null | grep req_ > a.txt && "
 		   "trace-cmd report host0.dat 2>/dev/null | grep req_ > b.txt && cmp -s a.txt b.txt"
 		   " && trace-cmd dump --options -i '%s' 2>&1 | grep -q 'Option DATE'",
 		   tmpdir, first, first),
 		0);
 	snprintf(local, sizeof(local), "%s/host1.dat", tmpdir);
 	check_v1(local);
-	T_ASSERT_EQ(sh("test $(ls %s/trace.*.dat | wc -l) = 1", tmpdir), 0);
+	T_ASSERT_EQ(t_sh("test $(ls %s/trace.*.dat | wc -l) = 1", tmpdir), 0);
 	kill(lpid, SIGINT);
 	waitpid(lpid, &st, 0);
 
@@ -458,6 +443,6 @@ int main(void)
 	check_gone("gone-midstream", port);
 	T_ASSERT(waitpid(proxy, &st, 0) == proxy);
 	T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	sh("rm -rf %s", tmpdir);
+	t_sh("rm -rf %s", tmpdir);
 	return T_PASS;
 }
