@@ -31,8 +31,12 @@ DEB_PACKAGES="cmake make gcc g++ libc6-dev clang libclang-rt-14-dev llvm binutil
 	liburcu-dev libfuse3-dev fuse3 libzydis-dev man-db trace-cmd libtraceevent-dev kernelshark
 	liblttng-ust-dev lttng-tools babeltrace2 python3-bt2 iproute2"
 # The aarch64 cross stage, best effort (a failure here only makes that stage SKIP): the cross
-# compilers, and the arm64 liburcu after `dpkg --add-architecture arm64`.
-CROSS_PACKAGES="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu liburcu-dev:arm64"
+# compilers, the arm64 liburcu after `dpkg --add-architecture arm64` (it brings libc6:arm64, the
+# glibc the tests run with), and qemu-user, whose qemu-aarch64 runs the stage's few tests (the
+# probe mechanism's aarch64 instructions, tests/unit/probe-arm64.c, and some ring buffer tests),
+# with libstdc++6:arm64 for the C++ one among them (tests/unit/probe-unwind.c).
+CROSS_PACKAGES="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu liburcu-dev:arm64 qemu-user
+	libstdc++6:arm64"
 
 if [ "${1:-}" = --list ]; then
 	echo "$DEB_PACKAGES"

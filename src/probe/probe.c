@@ -697,7 +697,7 @@ static bool still_ours(struct probe *p)
 {
 	if (!probe_obj_alive(p->sym.obj, p->sym.base))
 		return false;
-	return *(const volatile uint8_t *)(uintptr_t)probe_site_addr(p->site) == 0xe9;
+	return probe_site_intact(p->site);
 }
 
 static int probe_destroy_locked(struct probe *p)

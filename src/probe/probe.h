@@ -144,6 +144,9 @@ bool probe_supported(void);
 /* The address patched (the probed one, or after its endbr64 / bti c). */
 uint64_t probe_site_addr(const struct probe_site *site);
 
+/* Whether the site's code still holds a probe's jump (the object was not unloaded or replaced). */
+bool probe_site_intact(const struct probe_site *site);
+
 /* The bytes probe_site_install() overwrote (for tests): a pointer and a length. */
 const uint8_t *probe_site_saved(const struct probe_site *site, size_t *len);
 

@@ -25,7 +25,7 @@
 #if defined(__x86_64__) && defined(EVT_HAVE_ZYDIS)
 #define PROBE_ARCH_X86 1
 #define PROBE_HAVE_ARCH 1
-#elif defined(__aarch64__) && defined(EVT_PROBE_ARM64) /* probe_arm64.c: next */
+#elif defined(__aarch64__)
 #define PROBE_ARCH_ARM64 1
 #define PROBE_HAVE_ARCH 1
 #endif
@@ -168,6 +168,9 @@ int arch_tramp_build(struct probe_site *site, uint64_t entry, const char **why);
 
 /* The @site->len bytes that send the probed address to the trampoline. */
 void arch_patch_bytes(const struct probe_site *site, uint8_t *out);
+
+/* Whether the code at @addr begins with a jump as arch_patch_bytes() writes them. */
+bool arch_is_patch(uint64_t addr);
 
 /* The breakpoint instruction (ARCH_BRK_LEN bytes). */
 extern const uint8_t arch_brk[ARCH_BRK_LEN];

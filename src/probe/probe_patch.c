@@ -92,6 +92,12 @@ const uint8_t *probe_site_saved(const struct probe_site *site, size_t *len)
 	return site->saved;
 }
 
+bool probe_site_intact(const struct probe_site *site)
+{
+	/* a jump of ours, or of a probe installed since on the same address */
+	return arch_is_patch(site->addr);
+}
+
 /* --- the hit ------------------------------------------------------------------------------ */
 
 /**
@@ -408,6 +414,12 @@ uint64_t probe_site_addr(const struct probe_site *site)
 {
 	(void)site;
 	return 0;
+}
+
+bool probe_site_intact(const struct probe_site *site)
+{
+	(void)site;
+	return false;
 }
 
 const uint8_t *probe_site_saved(const struct probe_site *site, size_t *len)

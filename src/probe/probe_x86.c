@@ -387,6 +387,11 @@ void arch_patch_bytes(const struct probe_site *site, uint8_t *out)
 	memset(out + JMP_LEN, 0xcc, site->len - JMP_LEN); /* the rest of the range: int3 */
 }
 
+bool arch_is_patch(uint64_t addr)
+{
+	return *(const volatile uint8_t *)(uintptr_t)addr == 0xe9;
+}
+
 enum probe_poke arch_poke_plan(const uint8_t *old, const uint8_t *new, unsigned int n)
 {
 	(void)old, (void)new, (void)n;

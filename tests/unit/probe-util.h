@@ -77,7 +77,7 @@ static inline __attribute__((unused)) void probe_require(void)
 	t_skip("code patching under ThreadSanitizer (no shadow for the text; issue 14)");
 #endif
 	if (!probe_supported())
-		t_skip("probes need x86-64 and Zydis in this build");
+		t_skip("probes need x86-64 with Zydis, or aarch64, in this build");
 	probe_register();
 }
 
