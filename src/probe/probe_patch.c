@@ -44,6 +44,7 @@
 #include "compat/compiler.h"
 #include "compat/rcu.h"
 #include "probe/probe_arch.h"
+#include "probe/probe_cfi.h"
 
 /* The per-thread re-entry guard: a hit inside a handler (or a signal handler
  * interrupting one) is missed, never nested. Only this thread touches it. */
@@ -368,6 +369,8 @@ int probe_site_install(struct probe *p, uint64_t addr, uint64_t func, uint64_t s
 		free(site);
 		return ret ? ret : -EPERM;
 	}
+	probe_tramp_note(site->tramp);
+	arch_tramp_unwind(site);
 	rcu_publish(site->probe, p); /* the trampoline's handler sees a complete probe */
 	sites[nr_sites] = site;
 	/* Release: the SIGTRAP handler that sees the count sees the entry (pairs with acquire). */
