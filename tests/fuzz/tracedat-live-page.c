@@ -77,8 +77,8 @@ static struct evt_tracedat_live *table(void)
 	return l;
 }
 
-/* The records of @page: their time stamps and types (0: too short to have one). */
-static size_t records(const unsigned char *page, size_t size, uint64_t *ts, uint16_t *type)
+/* The records of @page: their time stamps and types (-1: too short to have one). */
+static size_t records(const unsigned char *page, size_t size, uint64_t *ts, int *type)
 {
 	const struct evt_ring_buffer_event *ev;
 	struct evt_rb_page_iter it;
@@ -88,10 +88,13 @@ static size_t records(const unsigned char *page, size_t size, uint64_t *ts, uint
 		return 0;
 	while (n < MAXREC && evt_rb_page_iter_next(&it, &ev, &ts[n]) == 1) {
 		const unsigned char *d = evt_ring_buffer_event_data((struct evt_ring_buffer_event *)ev);
+		uint16_t t;
 
-		type[n] = 0;
-		if (evt_ring_buffer_event_length(ev) >= 2)
-			memcpy(&type[n], d, 2);
+		type[n] = -1;
+		if (evt_ring_buffer_event_length(ev) >= 2) {
+			memcpy(&t, d, 2);
+			type[n] = t;
+		}
 		n++;
 	}
 	return n;
@@ -102,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint64_t ts0[MAXREC], ts1[MAXREC];
-	static uint16_t ty0[MAXREC], ty1[MAXREC];
+	static int ty0[MAXREC], ty1[MAXREC];
 	struct evt_tracedat_live *l = table();
 	unsigned int src;
 	unsigned char *page;
@@ -124,8 +127,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(n1 == left && n1 + dropped == n0);
 		for (size_t i = 0; i < n1; i++) {
 			/* a record left is one of the table's events, at its own time */
-			check(ty1[i] == 0 || ty1[i] == 40 || ty1[i] == (src ? 51 : 41));
-			while (j < n0 && ty0[j] != 0 &&
+			check(ty1[i] == -1 || ty1[i] == 40 || ty1[i] == (src ? 51 : 41));
+			while (j < n0 && ty0[j] != -1 &&
 			       !(src ? ty0[j] == 50 || ty0[j] == 40 : ty0[j] == 40 || ty0[j] == 41))
 				j++;
 			check(j < n0 && ts0[j] == ts1[i]);
