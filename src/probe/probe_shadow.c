@@ -19,6 +19,7 @@
 #include "compat/compiler.h"
 #include "compat/rcu.h"
 #include "probe/probe_arch.h"
+#include "probe/probe_cfi.h"
 
 #ifdef PROBE_HAVE_ARCH
 
@@ -147,6 +148,7 @@ static uint64_t __attribute__((noinline)) probe_ret_entry(struct probe_regs *reg
 	e = t->ent[t->depth - 1];
 	t->depth--;
 	signal_fence(); /* popped before the handler, which may hit probes itself */
+	arch_ret_unwind_set(regs, e.ret); /* a stack trace goes on from the caller */
 	if (probe_enter()) {
 		rcu_lock();
 		if (probe_live_rcu(e.p, e.slot, e.serial)) {
@@ -180,6 +182,8 @@ static int ret_tramp_build(void)
 		munmap(page, PROBE_TRAMP_SIZE);
 		return -EPERM;
 	}
+	probe_tramp_note(page);
+	arch_ret_tramp_unwind(page);
 	pthread_once(&thr_once, thr_key_init);
 	/* Release: a hijack that reads it sees the finished page (pairs with nothing weaker
 	 * than the hit's own loads; it is set before any return probe is armed). */
