@@ -46,25 +46,6 @@
 #include "probe/probe_arch.h"
 #include "probe/probe_cfi.h"
 
-/* The per-thread re-entry guard: a hit inside a handler (or a signal handler
- * interrupting one) is missed, never nested. Only this thread touches it. */
-static __thread unsigned char probe_nest;
-
-bool probe_enter(void)
-{
-	if (probe_nest)
-		return false;
-	probe_nest = 1;
-	signal_fence(); /* the flag is set before the handler's body, for a signal handler */
-	return true;
-}
-
-void probe_leave(void)
-{
-	signal_fence(); /* the handler's body is done before the flag clears */
-	probe_nest = 0;
-}
-
 #ifdef PROBE_HAVE_ARCH
 
 #define SITES_MAX 4096
