@@ -59,6 +59,25 @@ if(TARGET unit-probe-unwind)
 	target_sources(unit-probe-unwind PRIVATE ${EVT_TESTS_DIR}/unit/probe-unwind-cxx.cc)
 endif()
 
+# probe-fentry's functions begin with `call __fentry__` (-pg -mfentry), and those of
+# probe-fentry-nop, the same source, with the 5-byte nop of -mnop-mcount where the compiler
+# has it (gcc, and not with -fPIC/PIE: that one is linked -no-pie; clang has it for s390x
+# only). x86-64 only: elsewhere the test skips.
+if(TARGET unit-probe-fentry AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+	target_compile_options(unit-probe-fentry PRIVATE -pg -mfentry)
+	include(CheckCCompilerFlag)
+	check_c_compiler_flag("-fno-pie -pg -mfentry -mnop-mcount" EVT_HAVE_NOP_MCOUNT_NOPIE)
+	if(EVT_HAVE_NOP_MCOUNT_NOPIE)
+		evt_test_program(unit probe-fentry-nop ${EVT_TESTS_DIR}/unit/probe-fentry.c)
+		target_compile_options(unit-probe-fentry-nop PRIVATE -fno-pie -pg -mfentry -mnop-mcount)
+		target_link_options(unit-probe-fentry-nop PRIVATE -no-pie)
+		target_compile_definitions(unit-probe-fentry-nop PRIVATE FENTRY_NOP)
+		add_test(NAME unit/probe-fentry-nop COMMAND unit-probe-fentry-nop)
+		set_tests_properties(unit/probe-fentry-nop PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60
+			LABELS unit)
+	endif()
+endif()
+
 # Stack traces name the program's own functions: dladdr() needs them in the dynamic symbol table.
 if(TARGET unit-trigger-stacktrace)
 	set_target_properties(unit-trigger-stacktrace PROPERTIES ENABLE_EXPORTS ON)

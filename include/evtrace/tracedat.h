@@ -131,6 +131,41 @@ struct evt_tracedat_merge_stats {
 long long evt_tracedat_write_merged(const struct evt_tracedat_merge *m, int fd,
 				    struct evt_tracedat_merge_stats *stats);
 
+/*
+ * struct evt_tracedat_live - the event table of a merged file whose pages are sent as they
+ * are recorded (`evtrace record -N -p`): fixed when it is made, so that a reader that got
+ * the header first decodes every page sent after it.
+ */
+struct evt_tracedat_live;
+
+/**
+ * evt_tracedat_live_begin() - the header of the merged file of @m's sources, with the
+ * events they have now (evt_tracedat_write_merged()'s table and CPU layout), and no pages.
+ * @m:    the sources; every nr_pages[c] must be 0 (read_page is not called).
+ * @lp:   the table, for evt_tracedat_live_page(); evt_tracedat_live_free() it.
+ * @hdr:  the header (malloc'd, free() it), @hlen bytes; the pages of each CPU follow it.
+ * @st:   its CPU count, meta_len and data_at.
+ * Context: any thread; allocates. Return: 0 or a negative errno value.
+ */
+int evt_tracedat_live_begin(const struct evt_tracedat_merge *m, struct evt_tracedat_live **lp,
+			    unsigned char **hdr, size_t *hlen, struct evt_tracedat_merge_stats *st);
+
+/**
+ * evt_tracedat_live_page() - a page of source @src made fit for @l's table, in place: each
+ * record's common_type rewritten to the file's id; a record of an event not in the table
+ * (registered after evt_tracedat_live_begin()) made a discarded entry that keeps its time
+ * delta, and counted in *@dropped.
+ * Context: any thread. Return: the records left in the page.
+ */
+uint64_t evt_tracedat_live_page(const struct evt_tracedat_live *l, unsigned int src, void *page,
+				unsigned int size, uint64_t *dropped);
+
+/** evt_tracedat_live_cpu() - the file's CPU of CPU @cpu of source @src, or -1. */
+int evt_tracedat_live_cpu(const struct evt_tracedat_live *l, unsigned int src, unsigned int cpu);
+
+/** evt_tracedat_live_free() - @l and all it holds (NULL: nothing). */
+void evt_tracedat_live_free(struct evt_tracedat_live *l);
+
 /* --- reading ---------------------------------------------------------------------- */
 
 /*

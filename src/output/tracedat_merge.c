@@ -15,6 +15,12 @@
  * are copied. The CPUs of the sources follow each other: source k's CPU c
  * is the file's CPU base_k + c, so readers merge them by time stamp.
  *
+ * evt_tracedat_live_begin() makes the same table of the events the sources have
+ * at one moment, for a file sent as it is recorded (`evtrace record -N`):
+ * the header goes first, each page then through evt_tracedat_live_page(), which
+ * maps its ids and makes a record of an event not in the table (registered
+ * later) a discarded entry, so that no record is decoded as another event.
+ *
  * The formats and cmdlines come from other processes: an ID line that is
  * missing or out of range leaves the event out, and the pages are walked
  * with the checked page iterator.
@@ -408,4 +414,164 @@ long long evt_tracedat_write_merged(const struct evt_tracedat_merge *m, int fd,
 	fmt_table_free(&t, m->nr_sources);
 	free(in_file);
 	return ret ? ret : (long long)(hlen + st->pages * m->page_size);
+}
+
+/* --- the same table for a file sent as it is recorded (evtrace/tracedat.h) ------------ */
+
+struct evt_tracedat_live {
+	unsigned int nr_sources;
+	unsigned int *base;  /* source k's first CPU in the file */
+	unsigned int *nr_cpus;
+	uint16_t **idmap;    /* per source, as fmt_table's (NULL: ids unchanged) */
+	unsigned char **known; /* per source: a bit per id of its events in the table */
+};
+
+void evt_tracedat_live_free(struct evt_tracedat_live *l)
+{
+	if (!l)
+		return;
+	for (unsigned int k = 0; k < l->nr_sources; k++) {
+		free(l->idmap[k]);
+		free(l->known[k]);
+	}
+	free(l->idmap);
+	free(l->known);
+	free(l->base);
+	free(l->nr_cpus);
+	free(l);
+}
+
+/* @l's per-source arrays: the CPU layout, and which of each source's ids the table has. */
+static int live_fill(struct evt_tracedat_live *l, const struct evt_tracedat_merge *m,
+		     struct fmt_table *t)
+{
+	l->nr_sources = m->nr_sources;
+	l->base = calloc(m->nr_sources ? m->nr_sources : 1, sizeof(*l->base));
+	l->nr_cpus = calloc(m->nr_sources ? m->nr_sources : 1, sizeof(*l->nr_cpus));
+	l->idmap = calloc(m->nr_sources ? m->nr_sources : 1, sizeof(*l->idmap));
+	l->known = calloc(m->nr_sources ? m->nr_sources : 1, sizeof(*l->known));
+	if (!l->base || !l->nr_cpus || !l->idmap || !l->known)
+		return -ENOMEM;
+	for (unsigned int k = 0, base = 0; k < m->nr_sources; k++) {
+		const struct evt_tracedat_source *s = &m->sources[k];
+
+		l->base[k] = base;
+		l->nr_cpus[k] = t->in_file[k] ? s->nr_cpus : 0;
+		base += l->nr_cpus[k];
+		l->known[k] = calloc(MERGE_ID_MAX / 8, 1);
+		if (!l->known[k])
+			return -ENOMEM;
+		/* merge_formats() took every event of a source in the file that has an id */
+		for (size_t i = 0; t->in_file[k] && i < s->nr_formats; i++) {
+			unsigned int id = fmt_id(s->formats[i].text);
+
+			if (id)
+				l->known[k][id / 8] |= (unsigned char)(1u << (id % 8));
+		}
+		if (t->idmap) { /* the map moves to @l */
+			l->idmap[k] = t->idmap[k];
+			t->idmap[k] = NULL;
+		}
+	}
+	return 0;
+}
+
+int evt_tracedat_live_begin(const struct evt_tracedat_merge *m, struct evt_tracedat_live **lp,
+			    unsigned char **hdr, size_t *hlen, struct evt_tracedat_merge_stats *st)
+{
+	struct evt_tracedat_live *l = NULL;
+	struct fmt_table t = { 0 };
+	bool *in_file;
+	int ret;
+
+	*lp = NULL;
+	*hdr = NULL;
+	memset(st, 0, sizeof(*st));
+	if (!m)
+		return -EINVAL;
+	in_file = calloc(m->nr_sources ? m->nr_sources : 1, sizeof(*in_file));
+	if (!in_file)
+		return -ENOMEM;
+	ret = merge_check(m, in_file);
+	t.in_file = in_file;
+	for (unsigned int k = 0; !ret && k < m->nr_sources; k++)
+		for (unsigned int c = 0; c < m->sources[k].nr_cpus; c++)
+			if (m->sources[k].nr_pages[c])
+				ret = -EINVAL; /* the pages come later, through evt_tracedat_live_page() */
+	if (!ret)
+		ret = merge_header(m, &t, st, hdr, hlen);
+	l = ret ? NULL : calloc(1, sizeof(*l));
+	if (!ret && !l)
+		ret = -ENOMEM;
+	if (!ret)
+		ret = live_fill(l, m, &t);
+	fmt_table_free(&t, m->nr_sources);
+	free(in_file);
+	if (ret) {
+		evt_tracedat_live_free(l);
+		free(*hdr);
+		*hdr = NULL;
+		return ret;
+	}
+	*lp = l;
+	return 0;
+}
+
+int evt_tracedat_live_cpu(const struct evt_tracedat_live *l, unsigned int src, unsigned int cpu)
+{
+	if (!l || src >= l->nr_sources || cpu >= l->nr_cpus[src])
+		return -1;
+	return (int)(l->base[src] + cpu);
+}
+
+/*
+ * A record of @total bytes (header included) at @ev made a discarded entry, as
+ * evt_ring_buffer_discard_commit() makes one: padding whose array[0] covers the
+ * rest, its time delta kept (readers add it, so the records after keep their times).
+ */
+static void live_discard(unsigned char *ev, uint32_t total)
+{
+	uint32_t hdr, a0 = total - 4;
+
+	memcpy(&hdr, ev, 4);
+	hdr = (hdr & ~0x1fu) | EVT_RINGBUF_TYPE_PADDING;
+	memcpy(ev, &hdr, 4);
+	memcpy(ev + 4, &a0, 4);
+}
+
+uint64_t evt_tracedat_live_page(const struct evt_tracedat_live *l, unsigned int src, void *page,
+				unsigned int size, uint64_t *dropped)
+{
+	const struct evt_ring_buffer_event *ev;
+	struct evt_rb_page_iter it;
+	const uint16_t *map;
+	uint64_t n = 0;
+
+	if (!l || src >= l->nr_sources || evt_rb_page_iter_init(&it, page, size))
+		return 0;
+	map = l->idmap[src];
+	while (evt_rb_page_iter_next(&it, &ev, NULL) > 0) {
+		unsigned char *data =
+			evt_ring_buffer_event_data((struct evt_ring_buffer_event *)ev);
+		unsigned int len = evt_ring_buffer_event_length(ev);
+		uint16_t type;
+
+		/* the iterator checked the entry lies in the page; the type is its first 2 bytes */
+		if (len < 2) {
+			n++;
+			continue;
+		}
+		memcpy(&type, data, sizeof(type));
+		if (!(l->known[src][type / 8] & (1u << (type % 8)))) {
+			/* the entry: its header (4 or 8 bytes, up to the data) and the data */
+			live_discard((unsigned char *)ev,
+				     (uint32_t)(data - (const unsigned char *)ev) + len);
+			(*dropped)++;
+			continue;
+		}
+		n++;
+		if (map && map[type])
+			memcpy(data, &map[type], sizeof(type));
+	}
+	return n;
 }

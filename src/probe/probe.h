@@ -10,8 +10,11 @@
  * Pieces:
  *   probe_sym.c    ELF symbols of the loaded objects (.dynsym and .symtab):
  *                  name -> address, address -> "sym+0xoff/0xsize"
- *   probe_x86.c    the mechanism on x86-64: trampolines, relocation of the
- *                  displaced instructions (Zydis), cross-modification, SIGTRAP
+ *   probe_patch.c, probe_evac.c, probe_shadow.c, probe_unwind.c
+ *                  the mechanism: sites, cross-modification, threads, return
+ *                  probes (probe_arch.h lists them)
+ *   probe_x86.c    its x86-64 instructions: trampolines, relocation (Zydis)
+ *   probe_arm64.c  its aarch64 instructions
  *   probe_fetch.c  fetch arguments: parse, fetch at a hit, record layout
  *   probe.c        definitions, events, the dyn_event_ops, printing
  *
@@ -39,14 +42,26 @@
 /*
  * struct probe_regs - what a trampoline saves on the traced thread's stack,
  * lowest address first (probe_x86.c pushes it in reverse). A handler may
- * change them: the trampoline restores them when it returns.
+ * change them: the trampoline restores them when it returns (all but sp and
+ * pc on aarch64).
  */
+#if defined(__aarch64__)
+struct probe_regs {
+	uint64_t x[31];	   /* x0..x30 (x30: the link register) */
+	uint64_t sp;	   /* at the probed instruction */
+	uint64_t pc;	   /* the probed instruction */
+	uint64_t nzcv;	   /* the condition flags (bits 31..28) */
+	uint64_t fpsr, fpcr;
+	uint64_t q[32][2]; /* the SIMD and floating-point registers */
+};
+#else
 struct probe_regs {
 	uint64_t xmm[16][2];
 	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
 	uint64_t di, si, bp, bx, dx, cx, ax;
 	uint64_t flags;
 };
+#endif
 
 /* What a fetch sees at a hit. */
 struct probe_ctx {
@@ -91,7 +106,7 @@ int probe_sym_data(const char *name, uint64_t *addr);
  */
 bool probe_obj_alive(const char *obj, uint64_t base);
 
-/* --- the mechanism (probe_x86.c) ------------------------------------------------------- */
+/* --- the mechanism (probe_patch.c and the files of probe_arch.h) ----------------------------- */
 
 struct probe;
 struct probe_site;
@@ -106,8 +121,9 @@ typedef void (*probe_handler_t)(struct probe *p, struct probe_ctx *ctx);
  * On error nothing is changed and @why says why (a static string).
  * Context: event_mutex held; other threads may be running the code.
  * Return: 0, -EOPNOTSUPP (no mechanism for this architecture), -EINVAL
- * (cannot relocate, too short, a jump into the patched range), -ENOMEM,
- * -EFAULT (not mapped), -EPERM (mprotect refused).
+ * (cannot relocate, too short, a jump into the patched range), -ENOMEM
+ * (no trampoline within reach), -EFAULT (not mapped), -EPERM (mprotect
+ * refused), -EBUSY (a thread did not answer).
  */
 int probe_site_install(struct probe *p, uint64_t addr, uint64_t func, uint64_t size,
 		       probe_handler_t handler, struct probe_site **sitep, const char **why);
@@ -122,10 +138,10 @@ int probe_site_remove(struct probe_site *site, bool restore);
 /* Threads found stopped inside a range being patched and moved out of it, ever (tests). */
 unsigned long probe_evac_moved(void);
 
-/* Whether this build has a mechanism (x86-64 with Zydis). */
+/* Whether this build has a mechanism (x86-64 with Zydis, or aarch64). */
 bool probe_supported(void);
 
-/* The address patched (the probed one, or after its endbr64). */
+/* The address patched (the probed one, or after its endbr64 / bti c). */
 uint64_t probe_site_addr(const struct probe_site *site);
 
 /* The bytes probe_site_install() overwrote (for tests): a pointer and a length. */

@@ -25,7 +25,7 @@
 enum fetch_base {
 	FB_REG,	    /* a saved register (reg: byte offset in struct probe_regs) */
 	FB_SP,	    /* %sp, $stack */
-	FB_IP,	    /* %ip */
+	FB_IP,	    /* %ip (x86-64), %pc (aarch64) */
 	FB_STACKN,  /* $stackN (imm = N) */
 	FB_ARGN,    /* $argN (imm = N) */
 	FB_RETVAL,  /* $retval */
@@ -81,23 +81,54 @@ static bool is_dynamic(const struct probe_arg *a)
 
 /* --- parsing --------------------------------------------------------------------------- */
 
+/*
+ * The registers by name, as the kernel's regs_query_register_offset() of the architecture
+ * knows them (arch/x86/kernel/ptrace.c, arch/arm64/kernel/ptrace.c): another
+ * architecture's name is an "Invalid register name". %sp and %ip / %pc are FB_SP, FB_IP.
+ */
+#define R(n, f) { n, (unsigned int)offsetof(struct probe_regs, f) }
 static const struct {
 	const char *name;
 	unsigned int off;
-} regs_x86[] = {
-#define R(n, f) { n, (unsigned int)offsetof(struct probe_regs, f) }
+} regs_arch[] = {
+#if defined(__aarch64__)
+	R("x0", x[0]), R("x1", x[1]), R("x2", x[2]), R("x3", x[3]), R("x4", x[4]),
+	R("x5", x[5]), R("x6", x[6]), R("x7", x[7]), R("x8", x[8]), R("x9", x[9]),
+	R("x10", x[10]), R("x11", x[11]), R("x12", x[12]), R("x13", x[13]), R("x14", x[14]),
+	R("x15", x[15]), R("x16", x[16]), R("x17", x[17]), R("x18", x[18]), R("x19", x[19]),
+	R("x20", x[20]), R("x21", x[21]), R("x22", x[22]), R("x23", x[23]), R("x24", x[24]),
+	R("x25", x[25]), R("x26", x[26]), R("x27", x[27]), R("x28", x[28]), R("x29", x[29]),
+	R("x30", x[30]), R("pstate", nzcv),
+#else
 	R("ax", ax), R("bx", bx), R("cx", cx), R("dx", dx), R("si", si), R("di", di),
 	R("bp", bp), R("r8", r8), R("r9", r9), R("r10", r10), R("r11", r11), R("r12", r12),
 	R("r13", r13), R("r14", r14), R("r15", r15), R("flags", flags),
-#undef R
+#endif
 };
 
-/* The System V argument registers, $arg1..$arg6. */
+/* The argument registers of the calling convention: $arg1..$argNR_ARG_REGS. */
+#define O(f) (unsigned int)offsetof(struct probe_regs, f)
 static const unsigned int arg_regs[] = {
-	offsetof(struct probe_regs, di), offsetof(struct probe_regs, si),
-	offsetof(struct probe_regs, dx), offsetof(struct probe_regs, cx),
-	offsetof(struct probe_regs, r8), offsetof(struct probe_regs, r9),
+#if defined(__aarch64__)
+	/* AAPCS64: x0..x7; the 9th on are on the stack from sp (no return address there) */
+	O(x[0]), O(x[1]), O(x[2]), O(x[3]),
+	O(x[4]), O(x[5]), O(x[6]), O(x[7]),
+#define ARG_STACK_SKIP 0
+#else
+	/* System V: rdi, rsi, rdx, rcx, r8, r9; the 7th on above the return address */
+	O(di), O(si), O(dx), O(cx), O(r8), O(r9),
+#define ARG_STACK_SKIP 1
+#endif
 };
+#undef O
+#undef R
+
+#define NR_ARG_REGS (sizeof(arg_regs) / sizeof(arg_regs[0]))
+#if defined(__aarch64__)
+#define REG_IP_NAME "pc"
+#else
+#define REG_IP_NAME "ip"
+#endif
 
 static bool good_name(const char *s)
 {
@@ -133,14 +164,14 @@ static int parse_body(struct probe_arg *a, char *s, unsigned int pos, unsigned i
 			a->base = FB_SP;
 			return 0;
 		}
-		if (!strcmp(s + 1, "ip")) {
+		if (!strcmp(s + 1, REG_IP_NAME)) {
 			a->base = FB_IP;
 			return 0;
 		}
-		for (size_t i = 0; i < sizeof(regs_x86) / sizeof(regs_x86[0]); i++)
-			if (!strcmp(s + 1, regs_x86[i].name)) {
+		for (size_t i = 0; i < sizeof(regs_arch) / sizeof(regs_arch[0]); i++)
+			if (!strcmp(s + 1, regs_arch[i].name)) {
 				a->base = FB_REG;
-				a->reg = regs_x86[i].off;
+				a->reg = regs_arch[i].off;
 				return 0;
 			}
 		return ERR("Invalid register name", pos);
@@ -533,12 +564,12 @@ static uint64_t base_value(const struct probe_arg *a, struct probe_ctx *ctx, boo
 			*fault = true;
 		return v;
 	case FB_ARGN:
-		if (a->imm <= 6) {
+		if (a->imm <= NR_ARG_REGS) {
 			memcpy(&v, (const char *)ctx->regs + arg_regs[a->imm - 1], 8);
 			return v;
 		}
-		/* the 7th on: on the stack above the return address */
-		if (mem_read(ctx->sp + (a->imm - 6) * 8, &v, 8))
+		/* the others: on the stack (above the return address on x86-64) */
+		if (mem_read(ctx->sp + (a->imm - NR_ARG_REGS - 1 + ARG_STACK_SKIP) * 8, &v, 8))
 			*fault = true;
 		return v;
 	case FB_RETVAL:

@@ -32,7 +32,7 @@
 
 #define NR_FUNCS   3
 #define NR_HITTERS 4 /* more than the cores: hitters are preempted anywhere, inside the
-			* patched ranges too (the evacuation of probe_x86.c) */
+			* patched ranges too (the evacuation of probe_evac.c) */
 
 static uint64_t done[NR_HITTERS]; /* the last round each hitter finished (atomic) */
 static int stop_hitters;           /* a flag alone (relaxed) */

@@ -2,7 +2,7 @@
 /*
  * probe-evacuate: a thread stopped between two of the instructions a probe's jump
  * replaces is moved out of the range before the jump's bytes are written
- * (probe_x86.c, "threads stopped inside the range"):
+ * (probe_evac.c, "threads stopped inside the range"):
  *
  *   - evac_read: a thread blocked in read() by the `syscall` at +2 of the range [0, 8);
  *     the evacuation signal restarts the call at +2 (SA_RESTART), which is moved to the

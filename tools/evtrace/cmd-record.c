@@ -34,8 +34,9 @@ static void rec_usage(FILE *f)
 		"  --format=ctf          a CTF trace in the directory -o names (record-ctf.c)\n"
 		"  -p, --pid PID         attach to a running process (repeatable: one file, the\n"
 		"                        processes merged by time stamp)\n"
-		"  -N HOST:PORT          then send the file to trace-cmd listen -p PORT there\n"
-		"                        (-o names the local copy, kept whatever happens)\n"
+		"  -N HOST:PORT          send the trace to trace-cmd listen -p PORT there: live\n"
+		"                        with -p, at the end with a command (-o names the\n"
+		"                        local copy, which keeps everything whatever happens)\n"
 		"  --date                put the CLOCK_REALTIME offset in the file (DATE option,\n"
 		"                        as trace-cmd record --date): files of several hosts merge\n"
 		"  --stats               the final status line also when stderr is no terminal\n"
@@ -50,6 +51,7 @@ static void rec_free(struct rec *r, bool keep_output)
 	/* an error before anything was recorded: the empty file we made goes */
 	if (!keep_output && r->output_created)
 		unlink(r->output);
+	rec_live_free(r);
 	for (int k = 0; k < r->nsrc; k++)
 		rec_src_free(r->src[k]);
 	free(r->src);
@@ -232,6 +234,12 @@ static int rec_run(struct rec *r, char **cmd)
 	cmd_catch_signals();
 	if (r->npids ? rec_attach_pids(r) : rec_start_tree(r, cmd))
 		goto out;
+	if (r->net && r->npids && !r->extract)
+		rec_live_start(r); /* a failure is said: recorded locally, exit status 1 */
+	else if (r->net && !r->quiet)
+		fprintf(stderr, "evtrace: record: -N %s: a command's processes are not known "
+			"before they run: the trace is sent when the recording ends "
+			"(docs/fleet.md)\n", r->net);
 	r->start = r->last_status = status_now();
 	ret = rec_end(r, rec_loop(r) ? 1 : 0);
 out:

@@ -83,6 +83,8 @@ long rec_drain(struct rec *r, struct rec_src *s)
 			}
 			if (rj_put_page(&r->j, s->idx, cpu, r->page, r->page_size))
 				return r->j.err;
+			if (r->live) /* -N: sent as it is journaled */
+				rec_live_page(r, s, cpu, r->page);
 			page_account(r, s, r->page);
 			r->bytes += r->page_size;
 			pages++;

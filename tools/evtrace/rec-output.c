@@ -159,7 +159,9 @@ int rec_end(struct rec *r, int ret)
 		rj_summary_free(&sum);
 		return 1;
 	}
-	if (r->net) {
+	if (r->live) {
+		rec_live_end(r); /* says what failed; r->net_failed */
+	} else if (r->net && !r->net_failed) {
 		struct cmd_net_file nf = { r->output, sum.meta_len, sum.data_at, sum.cpu_bytes,
 					   (int)sum.cpus, sum.page_size };
 

@@ -46,6 +46,10 @@
  * receive timeout and the connects one of 5 s, so a listener that stops answering
  * ends the send with -ETIMEDOUT; one that goes away (EPIPE, ECONNRESET) gets a
  * message saying which step and how far it went. The local file is written before and kept whatever happens here.
+ *
+ * Two ways in: cmd_net_send() sends a written trace.dat (a command's recording, at
+ * its end); cmd_net_start(), cmd_net_put() per page, cmd_net_end() stream one while
+ * it is recorded (record-live.c, with -p). Both take the same steps.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -81,11 +85,17 @@
 #define NET_MSG_SEND_DATA 3
 #define NET_MSG_FIN_DATA  4
 
-struct net {
+struct cmd_net {
 	const char *hostport;
 	struct addrinfo *ai; /* the listener's address (its port set per connection) */
 	int fd;		     /* the first connection */
 	int proto;	     /* 3, or 1 when the listener does not speak 3 */
+	unsigned int *ports;
+	int *fds, nfds, nr_cpus; /* a connection per CPU */
+	int err;		 /* the first error (-errno), sticky */
+	const char *step;	 /* what it was doing */
+	int cpu;		 /* the CPU whose connection failed, or -1 */
+	uint64_t sent;		 /* bytes of pages sent (cmd_net_put()) */
 };
 
 static void net_timeouts(int fd)
@@ -97,7 +107,7 @@ static void net_timeouts(int fd)
 }
 
 /* Connect to the listener's address at @port; the fd or a negative errno. */
-static int net_connect(struct net *n, unsigned int port)
+static int net_connect(struct cmd_net *n, unsigned int port)
 {
 	struct sockaddr_storage ss;
 	struct pollfd pfd;
@@ -183,7 +193,7 @@ static int net_recv_ports(int fd, char *buf, size_t cap)
 	return -EMSGSIZE;
 }
 
-static int net_open(struct net *n)
+static int net_open(struct cmd_net *n)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
 	const char *colon = strrchr(n->hostport, ':');
@@ -226,7 +236,7 @@ static int net_copy(int in, uint64_t off, uint64_t len, int fd)
 }
 
 /* The listener's first words: exactly "tracecmd". */
-static int net_greeting(struct net *n)
+static int net_greeting(struct cmd_net *n)
 {
 	char greet[8];
 	int ret = net_recv(n->fd, greet, sizeof(greet));
@@ -238,7 +248,7 @@ static int net_greeting(struct net *n)
  * Version 1's settings: the CPU count, the page size and one option (TCP) as
  * text; the port list comes back as "P0,P1,...\0".
  */
-static int net_v1_settings(struct net *n, const struct cmd_net_file *f, unsigned int *ports)
+static int net_v1_settings(struct cmd_net *n, const struct cmd_net_file *f, unsigned int *ports)
 {
 	size_t cap = (size_t)f->nr_cpus * NET_PORT_TEXT_MAX + 1;
 	char text[64], *list;
@@ -260,7 +270,7 @@ static int net_v1_settings(struct net *n, const struct cmd_net_file *f, unsigned
 }
 
 /* A version 3 message of @cmd: its 12-byte header, then @len bytes of @body. */
-static int net_v3_send(struct net *n, uint32_t cmd, uint32_t cmd_size, const void *body,
+static int net_v3_send(struct cmd_net *n, uint32_t cmd, uint32_t cmd_size, const void *body,
 		       size_t len)
 {
 	uint32_t hdr[3] = { htonl((uint32_t)(NET_V3_HDR + len)), htonl(cmd), htonl(cmd_size) };
@@ -275,7 +285,7 @@ static int net_v3_send(struct net *n, uint32_t cmd, uint32_t cmd_size, const voi
  * CPU). Nothing in the answer is trusted: its size is capped as the listener caps
  * ours, the count must be ours, every port 1..65535.
  */
-static int net_v3_settings(struct net *n, const struct cmd_net_file *f, unsigned int *ports)
+static int net_v3_settings(struct cmd_net *n, const struct cmd_net_file *f, unsigned int *ports)
 {
 	uint32_t tinit[4] = { htonl((uint32_t)f->nr_cpus), htonl(f->page_size), htonl(1) };
 	uint32_t hdr[3], size, cmd_size;
@@ -310,7 +320,7 @@ static int net_v3_settings(struct net *n, const struct cmd_net_file *f, unsigned
  * port list ("\0") or closes: 1 (then a new connection speaks version 1).
  * Return: 3, 1, or a negative errno.
  */
-static int net_v3_hello(struct net *n)
+static int net_v3_hello(struct cmd_net *n)
 {
 	static const char v3cpu[] = "-1V3", magic[] = "766679\0"; /* both with their NUL */
 	char reply[3];
@@ -335,7 +345,7 @@ static int net_v3_hello(struct net *n)
 }
 
 /* Connect, greet, agree on a version (3, else 1 on a new connection), get the ports. */
-static int net_handshake(struct net *n, const struct cmd_net_file *f, unsigned int *ports,
+static int net_handshake(struct cmd_net *n, const struct cmd_net_file *f, unsigned int *ports,
 			 const char **step)
 {
 	unsigned int port = ntohs(((struct sockaddr_in *)n->ai->ai_addr)->sin_port);
@@ -400,7 +410,7 @@ static int net_find_flyrecord(int in, const struct cmd_net_file *f, uint64_t *at
  * the file up to its CPU data, ours options included (the DATE offset, the clock),
  * in SEND_DATA messages of at most 8 KiB, then FIN_DATA.
  */
-static int net_send_meta(struct net *n, int in, const struct cmd_net_file *f)
+static int net_send_meta(struct cmd_net *n, int in, const struct cmd_net_file *f)
 {
 	static char buf[NET_V3_MAX - NET_V3_HDR];
 	uint64_t len, off = 0;
@@ -470,7 +480,7 @@ static int net_wait_end(int fd)
  * waited for before the end goes on the first connection: every page has been
  * read by then. Then the listener closes the first once its file is written.
  */
-static int net_finish(struct net *n, int *fds, int *nfds)
+static int net_finish(struct cmd_net *n, int *fds, int *nfds)
 {
 	int ret = 0;
 
@@ -491,7 +501,7 @@ static int net_finish(struct net *n, int *fds, int *nfds)
 }
 
 /* A connection to each CPU's port; @nfds counts those made. */
-static int net_connect_cpus(struct net *n, const unsigned int *ports, int nr, int *fds,
+static int net_connect_cpus(struct cmd_net *n, const unsigned int *ports, int nr, int *fds,
 			    int *nfds)
 {
 	for (*nfds = 0; *nfds < nr; (*nfds)++) {
@@ -512,70 +522,142 @@ static int net_connect_cpus(struct net *n, const unsigned int *ports, int nr, in
 	return 0;
 }
 
-int cmd_net_send(const char *hostport, const struct cmd_net_file *f)
+/* Connect, agree, connect the CPUs, send the metadata of @in (a trace.dat's first bytes). */
+static int net_begin(struct cmd_net *n, int in, const struct cmd_net_file *f)
 {
-	struct net n = { .hostport = hostport, .fd = -1 };
-	const char *step = "resolving the address";
-	unsigned int *ports = NULL;
-	uint64_t at = f->data_at;
-	int in = -1, ret, cpu = -1, nfds = 0, *fds = NULL;
-	char where[32] = "";
+	int ret;
 
+	n->step = "resolving the address";
 	if (f->nr_cpus <= 0 || f->nr_cpus > NET_MAX_CPUS)
 		return -EINVAL;
-	ret = net_open(&n);
+	n->nr_cpus = f->nr_cpus;
+	ret = net_open(n);
 	if (ret)
-		goto out;
-	ports = calloc((size_t)f->nr_cpus, sizeof(*ports));
-	fds = malloc((size_t)f->nr_cpus * sizeof(*fds));
-	ret = ports && fds ? net_handshake(&n, f, ports, &step) : -ENOMEM;
+		return ret;
+	n->ports = calloc((size_t)f->nr_cpus, sizeof(*n->ports));
+	n->fds = malloc((size_t)f->nr_cpus * sizeof(*n->fds));
+	ret = n->ports && n->fds ? net_handshake(n, f, n->ports, &n->step) : -ENOMEM;
 	if (ret)
-		goto out;
+		return ret;
+	n->step = "connecting to a CPU's port";
+	ret = net_connect_cpus(n, n->ports, f->nr_cpus, n->fds, &n->nfds);
+	n->cpu = ret ? n->nfds : -1;
+	if (ret)
+		return ret;
+	n->step = "sending the metadata";
+	ret = net_send_meta(n, in, f);
+	n->step = "sending a CPU's pages";
+	return ret;
+}
+
+struct cmd_net *cmd_net_start(const char *hostport, int in, const struct cmd_net_file *f)
+{
+	struct cmd_net *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->hostport = hostport;
+	n->fd = -1;
+	n->cpu = -1;
+	n->err = net_begin(n, in, f);
+	return n;
+}
+
+int cmd_net_put(struct cmd_net *n, int cpu, const void *buf, size_t len)
+{
+	if (n->err)
+		return n->err;
+	if (cpu < 0 || cpu >= n->nfds)
+		return n->err = -EINVAL;
+	n->cpu = cpu;
+	n->err = net_send(n->fds[cpu], buf, len);
+	if (!n->err) {
+		n->sent += len;
+		n->cpu = -1;
+	}
+	return n->err;
+}
+
+int cmd_net_end(struct cmd_net *n)
+{
+	if (n->err)
+		return n->err;
+	n->step = "waiting for the listener to take the metadata";
+	n->err = net_drained(n->fd);
+	if (n->err)
+		return n->err;
+	n->step = "waiting for the listener to write its file";
+	n->err = net_finish(n, n->fds, &n->nfds);
+	return n->err;
+}
+
+int cmd_net_errno(const struct cmd_net *n)
+{
+	return n ? n->err : -ENOMEM;
+}
+
+uint64_t cmd_net_sent(const struct cmd_net *n)
+{
+	return n ? n->sent : 0;
+}
+
+void cmd_net_say(const struct cmd_net *n, const char *hostport, const char *then)
+{
+	char where[32] = "";
+	int err = cmd_net_errno(n);
+
+	if (n && err && n->cpu >= 0)
+		snprintf(where, sizeof(where), " of CPU %d", n->cpu);
+	cmd_error("record: -N %s: %s%s: %s%s (%s)", hostport, n ? n->step : "starting", where,
+		  err == -EPIPE || err == -ECONNRESET ? "the listener went away: " : "",
+		  err == -EPROTO ? "the listener does not speak trace-cmd's protocol" :
+		  err == -EHOSTUNREACH ? "no such host" : strerror(-err), then);
+}
+
+void cmd_net_free(struct cmd_net *n)
+{
+	if (!n)
+		return;
+	while (n->nfds > 0)
+		close(n->fds[--n->nfds]);
+	free(n->fds);
+	if (n->fd >= 0)
+		close(n->fd);
+	if (n->ai)
+		freeaddrinfo(n->ai);
+	free(n->ports);
+	free(n);
+}
+
+int cmd_net_send(const char *hostport, const struct cmd_net_file *f)
+{
+	struct cmd_net *n = NULL;
+	uint64_t at = f->data_at;
+	char then[300];
+	int in, ret;
+
 	in = open(f->path, O_RDONLY | O_CLOEXEC);
 	if (in < 0) {
 		ret = -errno;
-		step = "reading the local file";
-		goto out;
+		cmd_error("record: -N %s: reading %s: %s", hostport, f->path, strerror(-ret));
+		return ret;
 	}
-	step = "connecting to a CPU's port";
-	ret = net_connect_cpus(&n, ports, f->nr_cpus, fds, &nfds);
-	cpu = ret ? nfds : -1;
-	if (ret)
-		goto out;
-	step = "sending the metadata";
-	ret = net_send_meta(&n, in, f);
-	if (ret)
-		goto out;
-	step = "sending a CPU's pages";
-	for (cpu = 0; cpu < f->nr_cpus; cpu++) {
-		ret = net_copy(in, at, f->cpu_bytes[cpu], fds[cpu]);
-		if (ret)
-			goto out;
+	n = cmd_net_start(hostport, in, f);
+	ret = cmd_net_errno(n);
+	for (int cpu = 0; !ret && cpu < f->nr_cpus; cpu++) {
+		n->cpu = cpu;
+		ret = n->err = net_copy(in, at, f->cpu_bytes[cpu], n->fds[cpu]);
 		at += f->cpu_bytes[cpu];
 	}
-	cpu = -1;
-	step = "waiting for the listener to take the metadata";
-	ret = net_drained(n.fd);
-	if (ret)
-		goto out;
-	step = "waiting for the listener to write its file";
-	ret = net_finish(&n, fds, &nfds);
-out:
-	if (ret && cpu >= 0)
-		snprintf(where, sizeof(where), " of CPU %d", cpu);
-	if (ret)
-		cmd_error("record: -N %s: %s%s: %s (the trace is in %s)", hostport, step, where,
-			  ret == -EPROTO ? "the listener does not speak trace-cmd's protocol" :
-			  ret == -EHOSTUNREACH ? "no such host" : strerror(-ret), f->path);
-	if (in >= 0)
-		close(in);
-	while (nfds > 0)
-		close(fds[--nfds]);
-	free(fds);
-	if (n.fd >= 0)
-		close(n.fd);
-	if (n.ai)
-		freeaddrinfo(n.ai);
-	free(ports);
+	if (!ret) {
+		n->cpu = -1;
+		ret = cmd_net_end(n);
+	}
+	if (ret) {
+		snprintf(then, sizeof(then), "the trace is in %s", f->path);
+		cmd_net_say(n, hostport, then);
+	}
+	close(in);
+	cmd_net_free(n);
 	return ret;
 }

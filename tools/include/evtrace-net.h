@@ -31,6 +31,41 @@ struct cmd_net_file {
 int cmd_net_send(const char *hostport, const struct cmd_net_file *f);
 
 /*
+ * Live (tools/evtrace/record-live.c): the connection made and the metadata sent first,
+ * then pages as they come, then the end.
+ *
+ * cmd_net_start() - connect to @hostport, agree on a version, connect to each of
+ * @f->nr_cpus CPUs' ports, send the metadata: @in holds a trace.dat's first bytes (up
+ * to at least its CPU data, @f->meta_len and @f->data_at say where; @f->cpu_bytes and
+ * @f->path are not used). Return: the connection, NULL (no memory); an error is kept
+ * in it (cmd_net_errno()) and said by cmd_net_say().
+ */
+struct cmd_net;
+struct cmd_net *cmd_net_start(const char *hostport, int in, const struct cmd_net_file *f);
+
+/* cmd_net_put() - @len bytes (pages) on CPU @cpu's connection. Return: 0 or -errno (kept). */
+int cmd_net_put(struct cmd_net *n, int cpu, const void *buf, size_t len);
+
+/*
+ * cmd_net_end() - the end: once the listener has taken the metadata, each CPU's
+ * connection closed and its reader's end waited for, then the end on the first one,
+ * and the listener's close once its file is written. Return: 0 or -errno (kept).
+ */
+int cmd_net_end(struct cmd_net *n);
+
+/* cmd_net_errno() - @n's first error (-errno), 0; -ENOMEM for a NULL @n. */
+int cmd_net_errno(const struct cmd_net *n);
+
+/* cmd_net_sent() - bytes of pages @n sent whole. */
+uint64_t cmd_net_sent(const struct cmd_net *n);
+
+/* cmd_net_say() - print @n's error: which step, which CPU, why, then "(@then)". */
+void cmd_net_say(const struct cmd_net *n, const char *hostport, const char *then);
+
+/* cmd_net_free() - every connection closed (an abrupt end if cmd_net_end() was not done). */
+void cmd_net_free(struct cmd_net *n);
+
+/*
  * cmd_net_parse_ports() - version 1's port list: @text (NUL-terminated) must be
  * exactly @nr decimal ports (1..65535) separated by commas, into @ports.
  * Return: 0, or -EPROTO.

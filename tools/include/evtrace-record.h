@@ -58,6 +58,7 @@
 #define REC_MAX_SRC    16   /* -p */
 #define REC_MAX_TREE   1024 /* processes of a command's tree */
 #define REC_POLL_MS    50
+#define REC_MAX_CPUS_LIVE 4096 /* a process's CPUs, for -N's live table */
 
 struct rec_event {
 	char *spec;	  /* as given: sys:name, sys:*, sys, name */
@@ -138,6 +139,7 @@ struct rec {
 	bool date; /* --date: the file gets a DATE option (record-time.c) */
 	const char *net;  /* -N HOST:PORT: the file is sent to trace-cmd listen (record-net.c) */
 	bool net_failed;
+	struct rec_live *live; /* -N with -p: sent as it is recorded (record-live.c) */
 	const char *ctf; /* --format=ctf: the directory (-o); the recording is ctf_dat in it */
 	char *ctf_dat;
 	struct rec_src **src;
@@ -308,5 +310,26 @@ int rec_open_output(struct rec *r);
  * @ret: the loop's result. Return: 0, or 1 (an error, said).
  */
 int rec_end(struct rec *r, int ret);
+
+/* --- record-live.c: -N while recording ------------------------------------------------ */
+
+/**
+ * rec_live_start() - -N with -p: the processes (all set up) make the table, the listener
+ * is connected and given the metadata. A failure is said; the recording goes on into
+ * the local file and @r->net_failed is set. Return: 0 or -errno.
+ */
+int rec_live_start(struct rec *r);
+
+/**
+ * rec_live_page() - @page (CPU @cpu of @s, just journaled) sent on the file's CPU, its ids
+ * made the table's. The first failure is said (the host, what was sent) and ends the stream.
+ */
+void rec_live_page(struct rec *r, struct rec_src *s, unsigned int cpu, const unsigned char *page);
+
+/** rec_live_end() - every page drained and sent: the end, the listener's file written. */
+int rec_live_end(struct rec *r);
+
+/** rec_live_free() - the stream let go (abruptly if rec_live_end() was not done). */
+void rec_live_free(struct rec *r);
 
 #endif /* EVTRACE_RECORD_H */

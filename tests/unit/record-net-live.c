@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * record-net-live: `evtrace record -N 127.0.0.1:PORT -p PID` streams to a
+ * running `trace-cmd listen` while it records (docs/fleet.md, "When").
+ *
+ * The traced program is this test run again with --child: it writes a phase
+ * of 1000 ctltest:ctl_tick events (seq numbered from 0, one thread) for each
+ * byte it reads on its stdin, a pipe the test holds, and exits at its end.
+ *
+ * Live: record says it streams; the test sends one byte and waits until the
+ * listener's per-CPU files (trace.HOST:PORT.cpuN, where its readers write what
+ * they receive) hold data, while the program is still alive and blocked on
+ * the pipe: the pages left before the end. Then a second phase and the end:
+ * record exits 0, the listener's file holds 2000 events, seq 0..1999 each
+ * once (trace-cmd report), and trace-cmd report prints it exactly as the
+ * local file.
+ *
+ * Killed: the same to a second listener, killed (its whole process group)
+ * once the first phase arrived; then 5 more phases. record says which host
+ * and what was sent, goes on recording, exits 1, and the local file holds all
+ * 6000 events, seq 0..5999 each once: the guarantee is that the local file
+ * keeps everything, whatever the listener got. Both run at the same time.
+ * SKIP without trace-cmd.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <evtrace/control.h>
+
+#define CREATE_TRACE_POINTS
+#include "control-tp.h"
+
+#include "cmd-record-util.h"
+
+#define PHASE 1000
+
+static char tmpdir[300], self[4096];
+
+/* The traced program: a phase of PHASE events per byte on stdin; exits at its end. */
+static int child_main(const char *ready)
+{
+	char path[256], c;
+	unsigned long long seq = 0;
+	int fd;
+
+	for (int i = 0; i < 2000 && evt_control_path(path, sizeof(path)); i++)
+		usleep(5000);
+	fd = open(ready, O_WRONLY | O_CREAT, 0644);
+	if (fd >= 0)
+		close(fd);
+	while (read(0, &c, 1) == 1)
+		for (int i = 0; i < PHASE; i++)
+			trace_ctl_tick(0, seq++);
+	return 0;
+}
+
+/* A free port on 127.0.0.1 (bound, then let go for trace-cmd). */
+static unsigned int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	T_ASSERT(fd >= 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	T_ASSERT_EQ(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	T_ASSERT_EQ(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+static bool can_connect(unsigned int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool ok;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ok = connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+	close(fd);
+	return ok;
+}
+
+/* trace-cmd listen on @port writing into @dir, in a process group of its own. */
+static pid_t start_listener(unsigned int port, const char *dir)
+{
+	char p[16];
+	pid_t pid;
+
+	snprintf(p, sizeof(p), "%u", port);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		int nul = open("/dev/null", O_WRONLY);
+
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(nul, 1);
+		dup2(nul, 2);
+		execlp("trace-cmd", "trace-cmd", "listen", "-p", p, "-d", dir, (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	for (int i = 0; i < 250 && !can_connect(port); i++)
+		usleep(20000);
+	T_ASSERT(can_connect(port));
+	return pid;
+}
+
+/* One traced program and its record to 127.0.0.1:@port (stderr in @name.err). */
+struct run {
+	const char *name;
+	unsigned int port;
+	pid_t prog, rec, listener;
+	int pipe; /* the program's stdin */
+	char local[400], dir[400];
+};
+
+static void start_run(struct run *r)
+{
+	char ready[500], cmd[8192];
+	int p[2];
+
+	snprintf(r->dir, sizeof(r->dir), "%s/%s", tmpdir, r->name);
+	snprintf(r->local, sizeof(r->local), "%s/%s.dat", tmpdir, r->name);
+	snprintf(ready, sizeof(ready), "%s/%s.ready", tmpdir, r->name);
+	T_ASSERT_EQ(mkdir(r->dir, 0755), 0);
+	r->port = free_port();
+	r->listener = start_listener(r->port, r->dir);
+	T_ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
+	r->prog = fork();
+	T_ASSERT(r->prog >= 0);
+	if (r->prog == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(p[0], 0);
+		setenv("EVTRACE_CONTROL", "1", 1);
+		execl(self, self, "--child", ready, (char *)NULL);
+		_exit(127);
+	}
+	close(p[0]);
+	r->pipe = p[1];
+	for (int i = 0; i < 1000 && access(ready, F_OK); i++)
+		usleep(5000);
+	T_ASSERT_EQ(access(ready, F_OK), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "exec %s record -e ctltest:ctl_tick -N 127.0.0.1:%u -o %s -p %d 2>%s.err",
+		 EVT_TOOL, r->port, r->local, (int)r->prog, r->local);
+	r->rec = fork();
+	T_ASSERT(r->rec >= 0);
+	if (r->rec == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+}
+
+/* Wait (at most 5 s) until the shell test @fmt passes. */
+static void wait_for(const char *what, const char *fmt, const char *a, const char *b)
+{
+	for (int i = 0; i < 500; i++) {
+		if (!t_sh(fmt, a, b))
+			return;
+		usleep(10000);
+	}
+	t_fail("%s: not within 5 s", what);
+}
+
+/* A phase: one byte to the program. */
+static void phase(struct run *r)
+{
+	T_ASSERT_EQ(write(r->pipe, "p", 1), 1);
+}
+
+static int end_run(struct run *r)
+{
+	int st;
+
+	close(r->pipe);
+	T_ASSERT_EQ(waitpid(r->prog, &st, 0), r->prog);
+	T_ASSERT_EQ(waitpid(r->rec, &st, 0), r->rec);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) > 1)
+		t_sh("cat %s.err >&2", r->local);
+	T_ASSERT(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* @file (trace-cmd report reads it) has seq 0..@n-1 of ctl_tick, each exactly once. */
+static void check_seqs(const char *file, long n)
+{
+	T_ASSERT_EQ(t_sh("trace-cmd report '%s' 2>/dev/null | grep ctl_tick | "
+			 "sed -n 's/.*seq=\\([0-9]*\\).*/\\1/p' | sort -n > '%s.seq' && "
+			 "test \"$(wc -l < '%s.seq')\" = %ld && seq 0 %ld | cmp -s - '%s.seq'",
+			 file, file, file, n, n - 1, file),
+		    0);
+}
+
+int main(int argc, char **argv)
+{
+	struct run live = { .name = "live" }, gone = { .name = "gone" };
+	char tdat[600];
+
+	if (argc > 2 && !strcmp(argv[1], "--child"))
+		return child_main(argv[2]);
+	crt_begin(self, sizeof(self));
+	if (t_sh("command -v trace-cmd >/dev/null 2>&1"))
+		t_skip("trace-cmd is missing (the listener)");
+	crt_private_dir(tmpdir, sizeof(tmpdir));
+	signal(SIGPIPE, SIG_IGN);
+
+	start_run(&live);
+	start_run(&gone);
+	/* both records stream, and say so */
+	wait_for("record says it streams", "grep -q -- ': live: ' %s.err%s", live.local, "");
+	wait_for("record says it streams", "grep -q -- ': live: ' %s.err%s", gone.local, "");
+	phase(&live);
+	phase(&gone);
+	/* the pages arrive while the programs wait on their pipes: before any end */
+	wait_for("the listener's per-CPU files fill", "test -n \"$(find %s -name 'trace.*.cpu*' "
+		 "-size +0 2>/dev/null)\"%s", live.dir, "");
+	wait_for("the listener's per-CPU files fill", "test -n \"$(find %s -name 'trace.*.cpu*' "
+		 "-size +0 2>/dev/null)\"%s", gone.dir, "");
+	T_ASSERT_EQ(waitpid(live.prog, NULL, WNOHANG), 0);
+	T_ASSERT_EQ(waitpid(live.rec, NULL, WNOHANG), 0);
+	/* the second listener goes away mid-stream; five more phases there */
+	T_ASSERT_EQ(kill(-gone.listener, SIGKILL), 0);
+	T_ASSERT_EQ(waitpid(gone.listener, NULL, 0), gone.listener);
+	phase(&live);
+	for (int i = 0; i < 5; i++) {
+		phase(&gone);
+		usleep(20000);
+	}
+	T_ASSERT_EQ(end_run(&live), 0);
+	T_ASSERT_EQ(end_run(&gone), 1);
+
+	/* live: the listener's file, whole, as the local one */
+	snprintf(tdat, sizeof(tdat), "%s/trace.dat", live.dir);
+	wait_for("the listener writes its file",
+		 "ls %s/trace.*.dat >/dev/null 2>&1 && ! ls %s/trace.*.cpu* >/dev/null 2>&1",
+		 live.dir, live.dir);
+	T_ASSERT_EQ(t_sh("cd %s && f=$(ls trace.*.dat) && ln -sf \"$f\" trace.dat", live.dir), 0);
+	check_seqs(tdat, 2 * PHASE);
+	T_ASSERT_EQ(t_sh("trace-cmd report %s > %s.r1 2>&1 && trace-cmd report %s > %s.r2 2>&1 "
+			 "&& cmp -s %s.r1 %s.r2",
+			 tdat, tdat, live.local, tdat, tdat, tdat),
+		    0);
+	T_ASSERT_EQ(t_sh("grep -q -- '-N 127.0.0.1:%u: [0-9]* pages sent live' %s.err", live.port,
+			 live.local),
+		    0);
+
+	/* gone: the message names the host and what was sent; the local file has everything */
+	T_ASSERT_EQ(t_sh("grep -q -- '-N 127.0.0.1:%u: .*goes on into %s, which will hold all of "
+			 "it' %s.err",
+			 gone.port, gone.local, gone.local),
+		    0);
+	check_seqs(gone.local, 6 * PHASE);
+	kill(-live.listener, SIGKILL);
+	waitpid(live.listener, NULL, 0);
+	t_sh("rm -rf %s", tmpdir);
+	return 0;
+}

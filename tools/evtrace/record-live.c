@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * record-live.c - `evtrace record -N HOST:PORT -p PID...`: the trace sent to
+ * `trace-cmd listen` while it is recorded (docs/fleet.md, "When").
+ *
+ * The processes are fixed (-p) and set up before anything is sent: their CPU
+ * counts add up to the file's (process k's CPU c is CPU base_k + c, as in the
+ * local file) and their events now make the file's event table
+ * (evt_tracedat_live_begin(): the same merge as the local file's). So the
+ * listener gets the CPU count and the formats first, as its protocol wants,
+ * then each page on its CPU's connection as rec_drain() journals it:
+ * ids mapped to the table, and a record of an event a process registered
+ * later (not in the table the listener has) made a discarded entry and
+ * counted, so that nothing sent is decoded as another event. The local file
+ * (the journal, as always) keeps everything: a listener that goes away costs
+ * the stream, never a record. Memory: one page.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <evtrace/tracedat.h>
+
+#include "evtrace-cmd.h"
+#include "evtrace-net.h"
+#include "evtrace-record.h"
+
+struct rec_live {
+	struct evt_tracedat_live *table;
+	struct cmd_net *net;
+	struct rec_src **src; /* the processes of the table, in its order */
+	int nsrc;
+	unsigned int cpus;
+	unsigned char *page;
+	uint64_t pages, dropped, unsent; /* sent; records discarded; pages not sent */
+	bool failed;
+};
+
+static int no_page(void *ctx, unsigned int src, unsigned int cpu, uint64_t idx, void *buf)
+{
+	(void)ctx, (void)src, (void)cpu, (void)idx, (void)buf;
+	return -EINVAL;
+}
+
+/* The header of the file of @r's processes as they are now, into a memfd. */
+static int live_header(struct rec *r, struct rec_live *l, int *fdp, struct cmd_net_file *nf)
+{
+	struct evt_tracedat_source *srcs = calloc((size_t)r->nsrc, sizeof(*srcs));
+	struct evt_tracedat_format **fmts = calloc((size_t)r->nsrc, sizeof(*fmts));
+	uint64_t *zero = calloc(REC_MAX_CPUS_LIVE, sizeof(*zero));
+	struct evt_tracedat_merge m = {
+		.page_size = r->page_size, .clock = r->first->bi.clock,
+		.clock_list = r->first->clock_list,
+		.date = r->first->date[0] ? r->first->date : NULL,
+		.read_page = no_page, .sources = srcs, .nr_sources = (unsigned int)r->nsrc,
+	};
+	struct evt_tracedat_merge_stats st;
+	unsigned char *hdr = NULL;
+	size_t hlen = 0;
+	int ret = srcs && fmts && zero ? 0 : -ENOMEM;
+
+	for (int k = 0; !ret && k < r->nsrc; k++) {
+		struct rec_src *s = r->src[k];
+
+		fmts[k] = calloc(s->nfmts ? s->nfmts : 1, sizeof(**fmts));
+		if (!fmts[k] || s->bi.nr_cpus > REC_MAX_CPUS_LIVE) {
+			ret = fmts[k] ? -E2BIG : -ENOMEM;
+			break;
+		}
+		for (size_t i = 0; i < s->nfmts; i++)
+			fmts[k][i] = (struct evt_tracedat_format){ s->fmts[i].system,
+								   s->fmts[i].name,
+								   s->fmts[i].text,
+								   s->fmts[i].len };
+		srcs[k] = (struct evt_tracedat_source){ .nr_cpus = s->bi.nr_cpus, .nr_pages = zero,
+							.formats = fmts[k], .nr_formats = s->nfmts,
+							.cmdlines = s->cmdlines, .names = s->names };
+	}
+	if (!ret)
+		ret = evt_tracedat_live_begin(&m, &l->table, &hdr, &hlen, &st);
+	if (!ret) {
+		*fdp = memfd_create("evtrace-live", MFD_CLOEXEC);
+		ret = *fdp < 0 ? -errno : write(*fdp, hdr, hlen) == (ssize_t)hlen ? 0 : -EIO;
+	}
+	if (!ret) {
+		*nf = (struct cmd_net_file){ .path = r->output, .meta_len = st.meta_len,
+					     .data_at = st.data_at, .nr_cpus = (int)st.nr_cpus,
+					     .page_size = r->page_size };
+		l->cpus = st.nr_cpus;
+	}
+	for (int k = 0; fmts && k < r->nsrc; k++)
+		free(fmts[k]);
+	free(fmts);
+	free(srcs);
+	free(zero);
+	free(hdr);
+	return ret;
+}
+
+int rec_live_start(struct rec *r)
+{
+	struct rec_live *l = calloc(1, sizeof(*l));
+	struct cmd_net_file nf;
+	char then[300];
+	int fd = -1, ret;
+
+	if (!l || !r->first)
+		return -ENOMEM;
+	r->live = l;
+	l->nsrc = r->nsrc;
+	l->src = calloc((size_t)r->nsrc, sizeof(*l->src));
+	l->page = malloc(r->page_size);
+	ret = l->src && l->page ? 0 : -ENOMEM;
+	for (int k = 0; !ret && k < r->nsrc; k++)
+		l->src[k] = r->src[k];
+	if (!ret)
+		ret = live_header(r, l, &fd, &nf);
+	if (ret) {
+		cmd_error("record: -N %s: making the metadata: %s", r->net, strerror(-ret));
+	} else {
+		l->net = cmd_net_start(r->net, fd, &nf);
+		ret = cmd_net_errno(l->net);
+		if (ret) {
+			snprintf(then, sizeof(then), "nothing was sent; the recording goes on into "
+				 "%s, which will hold all of it", r->output);
+			cmd_net_say(l->net, r->net, then);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (ret) {
+		l->failed = true;
+		r->net_failed = true;
+	} else if (!r->quiet) {
+		fprintf(stderr, "evtrace: record: -N %s: live: %u CPUs of %d process%s\n",
+			r->net, l->cpus, l->nsrc, l->nsrc > 1 ? "es" : "");
+	}
+	return ret;
+}
+
+void rec_live_page(struct rec *r, struct rec_src *s, unsigned int cpu, const unsigned char *page)
+{
+	struct rec_live *l = r->live;
+	char then[400];
+	int k, fcpu;
+
+	if (!l || l->failed)
+		return;
+	for (k = 0; k < l->nsrc && l->src[k] != s; k++)
+		;
+	fcpu = evt_tracedat_live_cpu(l->table, (unsigned int)k, cpu);
+	if (fcpu < 0) {
+		l->unsent++; /* not a process of the table (never with -p) */
+		return;
+	}
+	memcpy(l->page, page, r->page_size);
+	evt_tracedat_live_page(l->table, (unsigned int)k, l->page, r->page_size, &l->dropped);
+	if (!cmd_net_put(l->net, fcpu, l->page, r->page_size)) {
+		l->pages++;
+		return;
+	}
+	l->failed = true;
+	r->net_failed = true;
+	snprintf(then, sizeof(then), "%llu pages (%llu bytes) had been sent, as much as the "
+		 "listener kept of them is its; the recording goes on into %s, which will hold "
+		 "all of it",
+		 (unsigned long long)l->pages, (unsigned long long)cmd_net_sent(l->net),
+		 r->output);
+	cmd_net_say(l->net, r->net, then);
+}
+
+int rec_live_end(struct rec *r)
+{
+	struct rec_live *l = r->live;
+	char then[300];
+	int ret = 0;
+
+	if (!l)
+		return 0;
+	if (!l->failed) {
+		ret = cmd_net_end(l->net);
+		if (ret) {
+			snprintf(then, sizeof(then), "all %llu pages were sent; the trace is in %s",
+				 (unsigned long long)l->pages, r->output);
+			cmd_net_say(l->net, r->net, then);
+			r->net_failed = true;
+		}
+	}
+	if (!r->quiet && !l->failed && !ret)
+		fprintf(stderr, "evtrace: record: -N %s: %llu pages sent live\n", r->net,
+			(unsigned long long)l->pages);
+	if (l->dropped)
+		fprintf(stderr,
+			"evtrace: record: -N %s: %llu events of events registered after the start "
+			"were not sent (the listener has not their formats); %s has them\n",
+			r->net, (unsigned long long)l->dropped, r->output);
+	return ret;
+}
+
+void rec_live_free(struct rec *r)
+{
+	struct rec_live *l = r->live;
+
+	if (!l)
+		return;
+	cmd_net_free(l->net);
+	evt_tracedat_live_free(l->table);
+	free(l->src);
+	free(l->page);
+	free(l);
+	r->live = NULL;
+}
