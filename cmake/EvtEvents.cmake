@@ -38,11 +38,6 @@ if(TARGET unit-events-dso)
 	target_compile_definitions(unit-events-dso PRIVATE
 		EVT_TEST_DSO="$<TARGET_FILE:evt-test-dso>")
 endif()
-# liburcu's inline read side trips UBSan's alignment check (its reader records are less
-# aligned than declared): sanitized builds call the out-of-line functions (src/compat/urcu.h).
-if(EVT_SANITIZE MATCHES "undefined")
-	target_compile_definitions(evtrace_flags INTERFACE EVT_URCU_CALL)
-endif()
 # Call sites in C++: an event header compiles there (the definitions stay in C).
 add_test(NAME compile/events-cxx
 	 COMMAND ${CMAKE_CXX_COMPILER} -std=c++17 -Wall -Wextra -Werror -fsyntax-only

@@ -19,7 +19,7 @@
  * Synchronization: registration, lookup, enabling and the format/listing
  * functions take the library's event mutex; they may run concurrently
  * with each other and with writers. Writers (trace_<name>() call sites)
- * take no lock: what they read is published with RCU (liburcu-bp).
+ * take no lock: what they read is published with RCU.
  * Call sites may run in signal handlers; nothing else here may.
  *
  * Errors: functions returning int give 0 (or a count) or a negative errno

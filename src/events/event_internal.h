@@ -19,7 +19,7 @@
  * the registry, the instance list, every file's flags and filter
  * pointer, and each event's active set. It is not recursive. Writers
  * never take it: they read an event's active set, a file's filter and an
- * instance's pid list under rcu_read_lock() (liburcu-bp); updaters publish
+ * instance's pid list under rcu_lock() (compat/rcu.h); updaters publish
  * with rcu_publish() (a release store) and queue what they replace on a
  * garbage list that event_unlock() frees after one synchronize_rcu(). So
  * event_unlock() may wait for a grace period: never call it (or anything

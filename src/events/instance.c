@@ -21,7 +21,7 @@
 
 #include "compat/atomic.h"
 #include "compat/compiler.h"
-#include "compat/urcu.h"
+#include "compat/rcu.h"
 #include "events/error_log.h"
 #include "events/event_internal.h"
 #include "filter/filter.h"

@@ -27,7 +27,7 @@
 
 #include "compat/atomic.h"
 #include "compat/compiler.h"
-#include "compat/urcu.h"
+#include "compat/rcu.h"
 #include "events/event_internal.h"
 
 struct evt_trace_iter {

@@ -20,7 +20,7 @@
 
 #include "compat/atomic.h"
 #include "compat/compiler.h"
-#include "compat/urcu.h"
+#include "compat/rcu.h"
 #include "events/event_internal.h"
 #include "filter/filter.h"
 

@@ -40,7 +40,7 @@
 
 #include "compat/atomic.h"
 #include "compat/compiler.h"
-#include "compat/urcu.h"
+#include "compat/rcu.h"
 #include "events/event_internal.h"
 #include "filter/filter.h"
 #include "ringbuf/rb_writer.h"
@@ -198,6 +198,8 @@ void writer_init(void)
 	void *frames[4];
 
 	pthread_atfork(NULL, NULL, writer_atfork_child);
+	/* The RCU's handlers and membarrier registration, here rather than in a writer. */
+	rcu_init();
 	/*
 	 * glibc's backtrace() loads libgcc_s's unwinder (dlopen, malloc) on its
 	 * first call: make that call here, so the stacktrace trigger's calls in

@@ -17,7 +17,7 @@
 #include "compat/atomic.h"
 #include "compat/compiler.h"
 #include "compat/cpu.h"
-#include "compat/urcu.h"
+#include "compat/rcu.h"
 #include "hist/hist_internal.h"
 
 static struct hist_data *named_list; /* event_mutex */

@@ -42,7 +42,7 @@
 
 #include "compat/atomic.h"
 #include "compat/compiler.h"
-#include "compat/urcu.h"
+#include "compat/rcu.h"
 #include "probe/probe_arch.h"
 
 /* The per-thread re-entry guard: a hit inside a handler (or a signal handler

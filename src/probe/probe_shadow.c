@@ -17,7 +17,7 @@
 
 #include "compat/atomic.h"
 #include "compat/compiler.h"
-#include "compat/urcu.h"
+#include "compat/rcu.h"
 #include "probe/probe_arch.h"
 
 #ifdef PROBE_HAVE_ARCH

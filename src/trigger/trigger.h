@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "compat/atomic.h"
-#include "compat/urcu.h"
+#include "compat/rcu.h"
 #include "events/event_internal.h"
 #include "filter/filter.h"
 

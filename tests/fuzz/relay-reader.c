@@ -93,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifdef RELAY_FUZZ_GEN_MAIN
 /*
  * cc -DRELAY_FUZZ_GEN_MAIN -Iinclude -Ibuild/include tests/fuzz/relay-reader.c \
- *    build/libevtrace_static.a -latomic -lurcu-bp -pthread -o gen && ./gen DIR
+ *    build/libevtrace_static.a -latomic -pthread -o gen && ./gen DIR
  */
 static struct evt_rchan_buf *last_buf;
 

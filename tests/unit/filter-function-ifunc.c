@@ -6,7 +6,7 @@
  * symbol of the stripped libc.so.6 names). The name resolves to what a call
  * reaches (the dynamic linker's binding: the pointer the program itself
  * holds), and that function's range comes from the object's unwind table.
- * Functions of other loaded objects (liburcu, libm-free libc functions) too.
+ * Functions of other loaded objects (libm-free libc functions) too.
  * Under a sanitizer, strcmp & co. are the runtime's interceptors in the
  * program: the same rule gives the same answers.
  */

@@ -19,8 +19,16 @@
  * once the first phase arrived; then 5 more phases. record says which host
  * and what was sent, goes on recording, exits 1, and the local file holds all
  * 6000 events, seq 0..5999 each once: the guarantee is that the local file
- * keeps everything, whatever the listener got. Both run at the same time.
- * SKIP without trace-cmd.
+ * keeps everything, whatever the listener got.
+ *
+ * Version 1: the same to a fake listener that knows only version 1 (it closes
+ * on "-1V3", as trace-cmd 3.1's listener does on a version it does not know,
+ * then takes version 1 on a new connection and appends what each connection
+ * brings to a file): record falls back and streams; the CPUs' data arrives
+ * before the program's end; the metadata is a trace.dat's start and the
+ * pages that came hold all 2000 records.
+ *
+ * The three run at the same time. SKIP without trace-cmd.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +38,10 @@
 #include <netinet/in.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <poll.h>
 #include <sys/wait.h>
+
+#include <evtrace/ring_buffer.h>
 
 #include <evtrace/control.h>
 
@@ -114,9 +125,152 @@ static pid_t start_listener(unsigned int port, const char *dir)
 	return pid;
 }
 
+static void read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t r = read(fd, p, len);
+
+		if (r <= 0)
+			_exit(3);
+		p += r;
+		len -= (size_t)r;
+	}
+}
+
+/* A NUL-terminated string of at most @cap bytes (a child's: exits on errors). */
+static void read_string(int fd, char *buf, size_t cap)
+{
+	for (size_t i = 0; i < cap; i++) {
+		read_full(fd, buf + i, 1);
+		if (!buf[i])
+			return;
+	}
+	_exit(6);
+}
+
+/* A socket listening on 127.0.0.1 at a free port (the port in *@port). */
+static int listen_any(unsigned int *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		_exit(2);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 16) ||
+	    getsockname(fd, (struct sockaddr *)&a, &len))
+		_exit(2);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/*
+ * The fake listener of version 1 only, in a child: closes on "-1V3" (as trace-cmd 3.1's
+ * listener does on a version it does not know), then on a new connection takes version
+ * 1's settings, gives a port per CPU (up to 8) and appends what comes on each connection
+ * to @dir/v1-meta and @dir/v1-cpuN as it arrives, until all end.
+ */
+static void v1_listener(int lfd, const char *dir)
+{
+	char v[16], list[80] = "", path[600], buf[65536];
+	int c, fds[9], out[9], cpus, open_fds;
+	unsigned int ports[8];
+	struct pollfd p[9];
+
+	c = accept(lfd, NULL, NULL);
+	if (c < 0 || write(c, "tracecmd", 8) != 8)
+		_exit(2);
+	read_full(c, v, 5);
+	if (memcmp(v, "-1V3", 5))
+		_exit(5);
+	close(c);
+	c = accept(lfd, NULL, NULL);
+	if (c < 0 || write(c, "tracecmd", 8) != 8)
+		_exit(2);
+	read_string(c, v, sizeof(v));
+	cpus = atoi(v);
+	if (cpus < 1 || cpus > 8)
+		_exit(5);
+	for (int i = 0; i < 4; i++) /* page size, "1", "4", "TCP" */
+		read_string(c, v, sizeof(v));
+	if (strcmp(v, "TCP"))
+		_exit(5);
+	for (int i = 0; i < cpus; i++) {
+		int l = listen_any(&ports[i]);
+
+		fds[i + 1] = l;
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%u", i ? "," : "",
+			 ports[i]);
+	}
+	if (write(c, list, strlen(list) + 1) != (ssize_t)strlen(list) + 1)
+		_exit(2);
+	fds[0] = c;
+	for (int i = 0; i <= cpus; i++) {
+		if (i)
+			fds[i] = accept(fds[i], NULL, NULL);
+		if (i)
+			snprintf(path, sizeof(path), "%s/v1-cpu%d", dir, i - 1);
+		else
+			snprintf(path, sizeof(path), "%s/v1-meta", dir);
+		out[i] = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fds[i] < 0 || out[i] < 0)
+			_exit(2);
+		p[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+	}
+	for (open_fds = cpus + 1; open_fds && poll(p, (nfds_t)cpus + 1, 15000) > 0;) {
+		for (int i = 0; i <= cpus; i++) {
+			ssize_t r;
+
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			r = read(p[i].fd, buf, sizeof(buf));
+			if (r > 0 && write(out[i], buf, (size_t)r) != r)
+				_exit(4);
+			if (r <= 0) {
+				close(p[i].fd);
+				p[i].fd = -1;
+				open_fds--;
+			}
+		}
+	}
+	_exit(open_fds ? 7 : 0);
+}
+
+/* The records of the pages in @dir/v1-cpu* (the page iterator's count). */
+static long v1_records(const char *dir)
+{
+	static unsigned char page[1 << 16];
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE); /* the buffers' pages */
+	char path[600];
+	long n = 0;
+
+	T_ASSERT(ps <= sizeof(page));
+	for (int cpu = 0; cpu < 8; cpu++) {
+		const struct evt_ring_buffer_event *ev;
+		struct evt_rb_page_iter it;
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/v1-cpu%d", dir, cpu);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			break;
+		while (read(fd, page, ps) == (ssize_t)ps) {
+			T_ASSERT_OK(evt_rb_page_iter_init(&it, page, ps));
+			while (evt_rb_page_iter_next(&it, &ev, NULL) > 0)
+				n++;
+		}
+		close(fd);
+	}
+	return n;
+}
+
 /* One traced program and its record to 127.0.0.1:@port (stderr in @name.err). */
 struct run {
 	const char *name;
+	bool v1; /* to a fake listener of version 1 only */
 	unsigned int port;
 	pid_t prog, rec, listener;
 	int pipe; /* the program's stdin */
@@ -132,8 +286,21 @@ static void start_run(struct run *r)
 	snprintf(r->local, sizeof(r->local), "%s/%s.dat", tmpdir, r->name);
 	snprintf(ready, sizeof(ready), "%s/%s.ready", tmpdir, r->name);
 	T_ASSERT_EQ(mkdir(r->dir, 0755), 0);
-	r->port = free_port();
-	r->listener = start_listener(r->port, r->dir);
+	if (r->v1) {
+		int lfd = listen_any(&r->port);
+
+		r->listener = fork();
+		T_ASSERT(r->listener >= 0);
+		if (r->listener == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			alarm(30);
+			v1_listener(lfd, r->dir);
+		}
+		close(lfd);
+	} else {
+		r->port = free_port();
+		r->listener = start_listener(r->port, r->dir);
+	}
 	T_ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
 	r->prog = fork();
 	T_ASSERT(r->prog >= 0);
@@ -203,8 +370,9 @@ static void check_seqs(const char *file, long n)
 
 int main(int argc, char **argv)
 {
-	struct run live = { .name = "live" }, gone = { .name = "gone" };
+	struct run live = { .name = "live" }, gone = { .name = "gone" }, v1 = { .name = "v1" };
 	char tdat[600];
+	int st;
 
 	if (argc > 2 && !strcmp(argv[1], "--child"))
 		return child_main(argv[2]);
@@ -214,30 +382,46 @@ int main(int argc, char **argv)
 	crt_private_dir(tmpdir, sizeof(tmpdir));
 	signal(SIGPIPE, SIG_IGN);
 
+	v1.v1 = true;
+	start_run(&v1); /* first: its fake listener (a fork) holds no other run's pipe */
 	start_run(&live);
 	start_run(&gone);
-	/* both records stream, and say so */
+	/* the records stream, and say so */
 	wait_for("record says it streams", "grep -q -- ': live: ' %s.err%s", live.local, "");
 	wait_for("record says it streams", "grep -q -- ': live: ' %s.err%s", gone.local, "");
+	wait_for("record says it streams", "grep -q -- ': live: ' %s.err%s", v1.local, "");
 	phase(&live);
 	phase(&gone);
+	phase(&v1);
 	/* the pages arrive while the programs wait on their pipes: before any end */
 	wait_for("the listener's per-CPU files fill", "test -n \"$(find %s -name 'trace.*.cpu*' "
 		 "-size +0 2>/dev/null)\"%s", live.dir, "");
 	wait_for("the listener's per-CPU files fill", "test -n \"$(find %s -name 'trace.*.cpu*' "
 		 "-size +0 2>/dev/null)\"%s", gone.dir, "");
+	wait_for("version 1: the CPUs' data arrives", "test -n \"$(find %s -name 'v1-cpu*' "
+		 "-size +0 2>/dev/null)\"%s", v1.dir, "");
 	T_ASSERT_EQ(waitpid(live.prog, NULL, WNOHANG), 0);
 	T_ASSERT_EQ(waitpid(live.rec, NULL, WNOHANG), 0);
+	T_ASSERT_EQ(waitpid(v1.prog, NULL, WNOHANG), 0);
 	/* the second listener goes away mid-stream; five more phases there */
 	T_ASSERT_EQ(kill(-gone.listener, SIGKILL), 0);
 	T_ASSERT_EQ(waitpid(gone.listener, NULL, 0), gone.listener);
 	phase(&live);
+	phase(&v1);
 	for (int i = 0; i < 5; i++) {
 		phase(&gone);
 		usleep(20000);
 	}
 	T_ASSERT_EQ(end_run(&live), 0);
 	T_ASSERT_EQ(end_run(&gone), 1);
+	T_ASSERT_EQ(end_run(&v1), 0);
+
+	/* version 1: the metadata first (a trace.dat's start), every record in the CPUs' pages */
+	T_ASSERT_EQ(waitpid(v1.listener, &st, 0), v1.listener);
+	T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	T_ASSERT_EQ(t_sh("head -c 11 %s/v1-meta | grep -aq tracing6", v1.dir), 0);
+	T_ASSERT_EQ(v1_records(v1.dir), 2 * PHASE);
+	check_seqs(v1.local, 2 * PHASE);
 
 	/* live: the listener's file, whole, as the local one */
 	snprintf(tdat, sizeof(tdat), "%s/trace.dat", live.dir);
