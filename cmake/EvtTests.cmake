@@ -79,9 +79,11 @@ if(TARGET unit-probe-fentry AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
 endif()
 
 # Stack traces name the program's own functions: dladdr() needs them in the dynamic symbol table.
-if(TARGET unit-trigger-stacktrace)
-	set_target_properties(unit-trigger-stacktrace PROPERTIES ENABLE_EXPORTS ON)
-endif()
+foreach(t unit-trigger-stacktrace unit-probe-stack)
+	if(TARGET ${t})
+		set_target_properties(${t} PROPERTIES ENABLE_EXPORTS ON)
+	endif()
+endforeach()
 
 # Tests that change the kernel's tracing state (their own instances and uprobes, trace-cmd
 # extract) run one at a time: trace-cmd walks every instance, and one test removing its

@@ -393,6 +393,15 @@ struct event_trigger_hooks {
 void event_set_trigger_hooks(const struct event_trigger_hooks *hooks);
 
 /*
+ * event_set_stack_skip_hook() - @is_machinery(pc) tells a return address of the
+ * layers above's own machinery (a probe's trampoline) that stack traces do not
+ * show: frames above the traced call site up to the last such one, among the
+ * first few, are skipped, as the kernel skips its kprobe frames. Set once (NULL:
+ * none); @is_machinery runs in the writer's context: lock-free, no allocation.
+ */
+void event_set_stack_skip_hook(bool (*is_machinery)(uint64_t pc));
+
+/*
  * The start-up hold (docs/control.md), owned by the control layer: while
  * @event_hold_armed is non-zero the first write of a thread, outside any other
  * write, calls the hook set by event_set_hold_hook() (a futex wait until a

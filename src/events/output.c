@@ -267,15 +267,24 @@ static void print_context(struct evt_trace_iter *it, struct evt_seq *s,
  * from dladdr1() at print time (the dynamic symbol table: a program's own
  * functions need -rdynamic), never in the writer.
  */
+static bool frame_sym(uint64_t at, Dl_info *info, const ElfW(Sym) **sym)
+{
+	*sym = NULL;
+	return dladdr1((void *)(uintptr_t)at, info, (void **)sym, RTLD_DL_SYMENT) &&
+	       info->dli_sname && info->dli_saddr &&
+	       (!*sym || !(*sym)->st_size || at - (uintptr_t)info->dli_saddr < (*sym)->st_size);
+}
+
 static void print_stack_ip(struct evt_seq *s, uint64_t ip)
 {
-	const ElfW(Sym) *sym = NULL;
+	const ElfW(Sym) *sym;
 	Dl_info info;
 
 	/* A return address: the call is the byte before it (a noreturn call may
-	 * be the last instruction of its function). */
-	if (ip && dladdr1((void *)(uintptr_t)(ip - 1), &info, (void **)&sym, RTLD_DL_SYMENT) &&
-	    info.dli_sname && info.dli_saddr) {
+	 * be the last instruction of its function). An exact pc, a function's
+	 * first byte (a probed function's frame, from its trampoline), is named
+	 * by no symbol at the byte before: then by its own. */
+	if (ip && (frame_sym(ip - 1, &info, &sym) || frame_sym(ip, &info, &sym))) {
 		const char *obj = info.dli_fname ? strrchr(info.dli_fname, '/') : NULL;
 
 		obj = obj ? obj + 1 : info.dli_fname;

@@ -252,6 +252,7 @@ static __attribute__((noinline)) void writer_save_comm(pid_t tid)
 /* The layers above's hooks: set once, before what makes the writer call them. */
 static const struct event_trigger_hooks *trigger_hooks;
 static void (*hold_hook)(void);
+static bool (*stack_skip_hook)(uint64_t pc);
 int event_hold_armed; /* see event_internal.h */
 
 void event_set_trigger_hooks(const struct event_trigger_hooks *hooks)
@@ -265,6 +266,12 @@ void event_set_hold_hook(void (*wait)(void))
 {
 	/* Release: pairs with the acquire in writer_hold(); set before arming. */
 	st_release(&hold_hook, wait);
+}
+
+void event_set_stack_skip_hook(bool (*is_machinery)(uint64_t pc))
+{
+	/* Release: pairs with the acquire in stack_above_caller(). */
+	st_release(&stack_skip_hook, is_machinery);
 }
 
 /* The start-up hold: event_hold_armed was seen set, outside any write. */
@@ -803,12 +810,14 @@ int evt_instance_trace_marker(struct evt_instance *inst, const char *buf, size_t
 /* --- ftrace:kernel_stack (the stacktrace trigger) ------------------------------------------ */
 
 #define STACK_DEPTH_MAX 64 /* frames taken; those above the traced call site are recorded */
+#define STACK_MACHINERY_MAX 6 /* how far above the call site the layers above's frames reach */
 
 /* The frames above the traced call site in frames[*skip..n); returns n. */
 static int stack_above_caller(void **frames, int max, int *skip)
 {
+	bool (*machinery)(uint64_t pc);
 	void *caller = wtls.caller;
-	int n;
+	int n, from;
 
 	*skip = 0;
 	/* No allocation: writer_init() made the unwinder's first call. */
@@ -820,6 +829,13 @@ static int stack_above_caller(void **frames, int max, int *skip)
 			*skip = i + 1;
 			break;
 		}
+	}
+	/* Acquire: pairs with the release in event_set_stack_skip_hook(). */
+	machinery = ld_acquire(&stack_skip_hook);
+	from = *skip;
+	for (int i = from; machinery && i < n && i < from + STACK_MACHINERY_MAX; i++) {
+		if (machinery((uint64_t)(uintptr_t)frames[i]))
+			*skip = i + 1; /* a probe's trampoline: the probed function is next */
 	}
 	return n;
 }

@@ -166,6 +166,45 @@ int arch_site_measure(uint64_t *addr, uint64_t func, uint64_t size, unsigned int
  */
 int arch_tramp_build(struct probe_site *site, uint64_t entry, const char **why);
 
+/*
+ * arch_tramp_unwind() - register the unwind information of @site's finished trampoline, so
+ * that stack traces taken in the handler go on through the probed function to its callers
+ * (probe_cfi.c); arch_ret_tramp_unwind() the same for the return trampoline at @page, whose
+ * caller is the one the function returns to. Best effort: without it they stop there.
+ */
+#ifdef PROBE_ARCH_X86
+void arch_tramp_unwind(const struct probe_site *site);
+void arch_ret_tramp_unwind(const uint8_t *page);
+#else /* none yet for aarch64's trampolines */
+static inline void arch_tramp_unwind(const struct probe_site *site)
+{
+	(void)site;
+}
+
+static inline void arch_ret_tramp_unwind(const uint8_t *page)
+{
+	(void)page;
+}
+#endif
+
+/*
+ * arch_ret_unwind_set() - in the return trampoline's handler, before anything may take a
+ * stack trace: where the return trampoline's unwind information finds the address the
+ * function returns to, write @ret.
+ */
+#ifdef PROBE_ARCH_X86
+static inline void arch_ret_unwind_set(struct probe_regs *regs, uint64_t ret)
+{
+	*(uint64_t *)(regs + 1) = ret; /* the slot its `ret` pops, a return address there */
+}
+#else
+static inline void arch_ret_unwind_set(struct probe_regs *regs, uint64_t ret)
+{
+	(void)regs;
+	(void)ret;
+}
+#endif
+
 /* The @site->len bytes that send the probed address to the trampoline. */
 void arch_patch_bytes(const struct probe_site *site, uint8_t *out);
 

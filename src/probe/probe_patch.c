@@ -44,25 +44,7 @@
 #include "compat/compiler.h"
 #include "compat/rcu.h"
 #include "probe/probe_arch.h"
-
-/* The per-thread re-entry guard: a hit inside a handler (or a signal handler
- * interrupting one) is missed, never nested. Only this thread touches it. */
-static __thread unsigned char probe_nest;
-
-bool probe_enter(void)
-{
-	if (probe_nest)
-		return false;
-	probe_nest = 1;
-	signal_fence(); /* the flag is set before the handler's body, for a signal handler */
-	return true;
-}
-
-void probe_leave(void)
-{
-	signal_fence(); /* the handler's body is done before the flag clears */
-	probe_nest = 0;
-}
+#include "probe/probe_cfi.h"
 
 #ifdef PROBE_HAVE_ARCH
 
@@ -204,6 +186,22 @@ static void sync_cores(void)
 		syscall(SYS_membarrier, 1 << 5 /* PRIVATE_EXPEDITED_SYNC_CORE */, 0, 0);
 }
 
+/*
+ * Stores into code: volatile, aligned, so single-copy atomic, rather than atomic builtins:
+ * ThreadSanitizer instruments atomics even in a no_sanitize function and keeps no shadow
+ * for the text, where its instrumented store faults. What orders them with the other
+ * threads is text_poke()'s cache maintenance and sync_cores(), not the store.
+ */
+static __attribute__((no_sanitize("thread"))) void code_store8(uint64_t addr, uint8_t v)
+{
+	*(volatile uint8_t *)(uintptr_t)addr = v;
+}
+
+static __attribute__((no_sanitize("thread"))) void code_store32(uint64_t addr, uint32_t v)
+{
+	*(volatile uint32_t *)(uintptr_t)addr = v;
+}
+
 /* Write @n bytes at @addr of mapped code (in one page or two), then sync every core. */
 static int text_poke(uint64_t addr, const uint8_t *bytes, size_t n)
 {
@@ -217,11 +215,11 @@ static int text_poke(uint64_t addr, const uint8_t *bytes, size_t n)
 	if (mprotect((void *)(uintptr_t)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -EPERM;
 	if (n == 4 && !(addr & 3)) /* one instruction of a fixed-width set: one store */
-		st_relaxed((uint32_t *)(uintptr_t)addr, bytes[0] | bytes[1] << 8 |
-			   bytes[2] << 16 | (uint32_t)bytes[3] << 24);
+		code_store32(addr, bytes[0] | bytes[1] << 8 | bytes[2] << 16 |
+				   (uint32_t)bytes[3] << 24);
 	else /* byte stores: the first byte's is the one that matters */
 		for (size_t i = 0; i < n; i++)
-			st_relaxed((uint8_t *)(uintptr_t)(addr + i), bytes[i]);
+			code_store8(addr + i, bytes[i]);
 	/* the data cache cleaned and the instruction cache invalidated to the point of
 	 * unification, for every CPU (a no-op where they are coherent, as on x86-64) */
 	__builtin___clear_cache((char *)(uintptr_t)addr, (char *)(uintptr_t)(addr + n));
@@ -352,6 +350,8 @@ int probe_site_install(struct probe *p, uint64_t addr, uint64_t func, uint64_t s
 		free(site);
 		return ret ? ret : -EPERM;
 	}
+	probe_tramp_note(site->tramp);
+	arch_tramp_unwind(site);
 	rcu_publish(site->probe, p); /* the trampoline's handler sees a complete probe */
 	sites[nr_sites] = site;
 	/* Release: the SIGTRAP handler that sees the count sees the entry (pairs with acquire). */

@@ -19,15 +19,35 @@
 #include "compat/compiler.h"
 #include "compat/rcu.h"
 #include "probe/probe_arch.h"
+#include "probe/probe_cfi.h"
 
 #ifdef PROBE_HAVE_ARCH
 
 
 /* The one thread-local pointer (general-dynamic TLS: the library stays dlopen()able). */
 static __thread struct probe_thread *probe_thr;
+/* The per-thread re-entry guard: a hit inside a handler (or a signal handler
+ * interrupting one) is missed, never nested. Only this thread touches it. Beside
+ * probe_thr, in this file, so that the library's TLS block has no hole for it. */
+static __thread unsigned char probe_nest;
 static pthread_key_t thr_key;
 static pthread_once_t thr_once = PTHREAD_ONCE_INIT;
 static uint8_t *ret_tramp; /* written once under event_mutex before any hijack */
+
+bool probe_enter(void)
+{
+	if (probe_nest)
+		return false;
+	probe_nest = 1;
+	signal_fence(); /* the flag is set before the handler's body, for a signal handler */
+	return true;
+}
+
+void probe_leave(void)
+{
+	signal_fence(); /* the handler's body is done before the flag clears */
+	probe_nest = 0;
+}
 
 /* At thread exit (a key destructor, in the thread): frames left never return. */
 static void thr_free(void *arg)
@@ -147,6 +167,7 @@ static uint64_t __attribute__((noinline)) probe_ret_entry(struct probe_regs *reg
 	e = t->ent[t->depth - 1];
 	t->depth--;
 	signal_fence(); /* popped before the handler, which may hit probes itself */
+	arch_ret_unwind_set(regs, e.ret); /* a stack trace goes on from the caller */
 	if (probe_enter()) {
 		rcu_lock();
 		if (probe_live_rcu(e.p, e.slot, e.serial)) {
@@ -180,6 +201,8 @@ static int ret_tramp_build(void)
 		munmap(page, PROBE_TRAMP_SIZE);
 		return -EPERM;
 	}
+	probe_tramp_note(page);
+	arch_ret_tramp_unwind(page);
 	pthread_once(&thr_once, thr_key_init);
 	/* Release: a hijack that reads it sees the finished page (pairs with nothing weaker
 	 * than the hit's own loads; it is set before any return probe is armed). */

@@ -29,10 +29,12 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "probe/probe_arch.h"
+#include "probe/probe_cfi.h"
 
 #ifdef PROBE_ARCH_X86
 
@@ -101,6 +103,12 @@ static void put_xmm(struct emit *e, unsigned int n, bool store)
 	put32(e, n * 16);
 }
 
+/*
+ * Where, in a trampoline made by put_save_call() (the same offsets in each), %rbx holds the
+ * address of the saved struct probe_regs: from after `mov %rsp,%rbx` to after the call.
+ */
+static size_t call_lo, call_hi;
+
 /* Save everything into a struct probe_regs, call @fn(@arg, regs), restore. */
 static void put_save_call(struct emit *e, uint64_t fn, uint64_t arg)
 {
@@ -130,6 +138,7 @@ static void put_save_call(struct emit *e, uint64_t fn, uint64_t arg)
 	for (unsigned int i = 0; i < 16; i++)
 		put_xmm(e, i, true);
 	put(e, call_pre, sizeof(call_pre));
+	call_lo = e->len;
 	put8(e, 0x48); /* movabs $arg,%rdi */
 	put8(e, 0xbf);
 	put64(e, arg);
@@ -137,6 +146,7 @@ static void put_save_call(struct emit *e, uint64_t fn, uint64_t arg)
 	put8(e, 0xb8);
 	put64(e, fn);
 	put(e, call_post, sizeof(call_post));
+	call_hi = e->len;
 	for (unsigned int i = 0; i < 16; i++)
 		put_xmm(e, i, false);
 	put(e, add256, sizeof(add256));
@@ -403,6 +413,8 @@ uint64_t *arch_ret_stack_slot(uint64_t frame, uint64_t low, uint64_t want)
 
 /* --- the return trampoline --------------------------------------------------------------- */
 
+static size_t ret_call_lo, ret_call_hi; /* as call_lo and call_hi */
+
 /* The return trampoline: a slot for the address to return to, the registers, the call. */
 int arch_ret_tramp_build(uint8_t *page, uint64_t entry)
 {
@@ -433,16 +445,78 @@ int arch_ret_tramp_build(uint8_t *page, uint64_t entry)
 	for (unsigned int i = 0; i < 16; i++)
 		put_xmm(&e, i, true);
 	put(&e, call_pre, sizeof(call_pre));
+	ret_call_lo = e.len;
 	put8(&e, 0x48);
 	put8(&e, 0xb8);
 	put64(&e, entry);
 	put(&e, call_post, sizeof(call_post));
+	ret_call_hi = e.len;
 	for (unsigned int i = 0; i < 16; i++)
 		put_xmm(&e, i, false);
 	put(&e, add256, sizeof(add256));
 	put(&e, pop, sizeof(pop));
 	put8(&e, 0xc3); /* ret: to the slot's address */
 	return e.len > PROBE_TRAMP_SIZE ? -EINVAL : 0;
+}
+
+/* --- unwind information (probe_cfi.c) ----------------------------------------------------- */
+
+/* DWARF numbers of the registers saved in a struct probe_regs, and of the return address. */
+enum { DW_RAX, DW_RDX, DW_RCX, DW_RBX, DW_RSI, DW_RDI, DW_RBP, DW_RSP, DW_R8, DW_RA = 16 };
+
+/* The caller's registers, saved in the struct probe_regs at CFA - @above (%rbx points there). */
+static void cfi_saved_regs(struct probe_cfi *c, int64_t above)
+{
+	static const struct {
+		unsigned int reg;
+		size_t off;
+	} saved[] = {
+		{ DW_RAX, offsetof(struct probe_regs, ax) }, { DW_RDX, offsetof(struct probe_regs, dx) },
+		{ DW_RCX, offsetof(struct probe_regs, cx) }, { DW_RBX, offsetof(struct probe_regs, bx) },
+		{ DW_RSI, offsetof(struct probe_regs, si) }, { DW_RDI, offsetof(struct probe_regs, di) },
+		{ DW_RBP, offsetof(struct probe_regs, bp) }, { DW_R8, offsetof(struct probe_regs, r8) },
+		{ DW_R8 + 1, offsetof(struct probe_regs, r9) },
+		{ DW_R8 + 2, offsetof(struct probe_regs, r10) },
+		{ DW_R8 + 3, offsetof(struct probe_regs, r11) },
+		{ DW_R8 + 4, offsetof(struct probe_regs, r12) },
+		{ DW_R8 + 5, offsetof(struct probe_regs, r13) },
+		{ DW_R8 + 6, offsetof(struct probe_regs, r14) },
+		{ DW_R8 + 7, offsetof(struct probe_regs, r15) },
+	};
+
+	probe_cfi_def_cfa(c, DW_RBX, (uint64_t)above);
+	for (size_t i = 0; i < sizeof(saved) / sizeof(saved[0]); i++)
+		probe_cfi_saved_at(c, saved[i].reg, (int64_t)saved[i].off - above);
+}
+
+/*
+ * The entry trampoline, seen from its call: the probed function interrupted at the probed
+ * address (a signal frame: that pc is exact), its stack pointer above the registers and the
+ * red zone, its registers in the struct probe_regs.
+ */
+void arch_tramp_unwind(const struct probe_site *site)
+{
+	uint64_t at = (uint64_t)(uintptr_t)site->tramp;
+	struct probe_cfi c = { .len = 0 };
+
+	cfi_saved_regs(&c, (int64_t)sizeof(struct probe_regs) + 128);
+	probe_cfi_value(&c, DW_RA, site->addr);
+	probe_cfi_register(at + call_lo, at + call_hi, &c, DW_RA, true);
+}
+
+/*
+ * The return trampoline, seen from its call: the caller the function returned to, at its
+ * return address, which probe_ret_entry() writes in the slot above the registers
+ * (arch_ret_unwind_set()) before a handler runs.
+ */
+void arch_ret_tramp_unwind(const uint8_t *page)
+{
+	uint64_t at = (uint64_t)(uintptr_t)page;
+	struct probe_cfi c = { .len = 0 };
+
+	cfi_saved_regs(&c, (int64_t)sizeof(struct probe_regs) + 8);
+	probe_cfi_saved_at(&c, DW_RA, -8);
+	probe_cfi_register(at + ret_call_lo, at + ret_call_hi, &c, DW_RA, false);
 }
 
 #endif /* PROBE_ARCH_X86 */

@@ -240,7 +240,7 @@ int main(int argc, char **argv)
 	unsigned long windows = 0, dropped = 0;
 	double secs = t_parse_duration(argc, argv, 2);
 
-	probe_require();
+	probe_require_evacuation();
 	deadline = t_seconds_now() + secs;
 	for (int k = 0; k < NR_FUNCS; k++) {
 		char name[16];

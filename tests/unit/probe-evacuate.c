@@ -130,7 +130,7 @@ int main(void)
 	int pfd[2];
 	long ret;
 
-	probe_require();
+	probe_require_evacuation();
 	signal(SIGUSR1, on_usr1);
 	memcpy(before_r, (void *)evac_read, sizeof(before_r));
 	memcpy(before_n, (void *)evac_nops, sizeof(before_n));

@@ -9,7 +9,9 @@
  *      comes back as it was), and handlers interrupting sections at random
  *      points leave no reader stuck;
  *   4. a fork child whose parent had a thread inside a section can sync;
- *   5. a thread's record is given back at its exit and reused.
+ *   5. a thread's record is given back at its exit and reused;
+ *   6. 1 and 2 again without membarrier (EVTRACE_MEMBARRIER=0, the readers'
+ *      fence), in a child run with that environment.
  * Each part is bounded (under a second in all); alarm() turns a hang into a failure.
  */
 #include <pthread.h>
@@ -250,14 +252,39 @@ static void test_thread_exit(void)
 	rcu_sync();
 }
 
-int main(void)
+/* Part 6: this program again, with EVTRACE_MEMBARRIER=0 and the argument "fence". */
+static void test_fence_mode(const char *self)
+{
+	int status;
+	pid_t pid = fork();
+
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		setenv("EVTRACE_MEMBARRIER", "0", 1);
+		execl(self, self, "fence", (char *)NULL);
+		_exit(127);
+	}
+	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	T_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+int main(int argc, char **argv)
 {
 	alarm(30);
+	if (argc > 1 && !strcmp(argv[1], "fence")) {
+		rcu_init();
+		T_ASSERT(ld_relaxed(&rcu_gp) & RCU_GP_FENCE);
+		test_waits_for_reader();
+		test_free_after();
+		printf("rcu-grace: fence mode ok\n");
+		return 0;
+	}
 	test_waits_for_reader();
 	test_free_after();
 	test_signal_nesting();
 	test_fork();
 	test_thread_exit();
+	test_fence_mode("/proc/self/exe");
 	printf("rcu-grace: ok\n");
 	return 0;
 }

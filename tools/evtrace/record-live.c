@@ -102,13 +102,16 @@ static int live_header(struct rec *r, struct rec_live *l, int *fdp, struct cmd_n
 
 int rec_live_start(struct rec *r)
 {
-	struct rec_live *l = calloc(1, sizeof(*l));
+	struct rec_live *l = r->first ? calloc(1, sizeof(*l)) : NULL;
 	struct cmd_net_file nf;
 	char then[300];
 	int fd = -1, ret;
 
-	if (!l || !r->first)
+	if (!l) {
+		cmd_error("record: -N %s: %s", r->net, strerror(ENOMEM));
+		r->net_failed = true;
 		return -ENOMEM;
+	}
 	r->live = l;
 	l->nsrc = r->nsrc;
 	l->src = calloc((size_t)r->nsrc, sizeof(*l->src));
