@@ -264,16 +264,14 @@ int main(int argc, char **argv)
 			r_dis[r] = time_one(loop_disabled);
 			r_dfl[r] = time_one(loop_empty);
 			evt_instance_event_enable(inst, "evtest", "evtest_bench", true);
-			evt_instance_event_filter(inst, "evtest", "evtest_bench", "0", NULL, NULL);
+			evt_instance_event_filter(inst, "evtest", "evtest_bench", "0");
 			r_en[r] = time_one(loop_enabled);
 			r_rb[r] = time_one(loop_rb_write);
 			r_fl[r] = time_one(loop_floor);
-			if (evt_instance_event_filter(inst, "evtest", "evtest_bench", pass_f, NULL,
-						      NULL) < 0)
+			if (evt_instance_event_filter(inst, "evtest", "evtest_bench", pass_f) < 0)
 				return 1;
 			r_pass[r] = time_one(loop_pass);
-			if (evt_instance_event_filter(inst, "evtest", "evtest_bench", rej_f, NULL,
-						      NULL) < 0)
+			if (evt_instance_event_filter(inst, "evtest", "evtest_bench", rej_f) < 0)
 				return 1;
 			r_rej[r] = time_one(loop_reject);
 		}

@@ -155,7 +155,7 @@ static long long count_file(const char *path, bool *lost)
 	int ret;
 
 	*lost = false;
-	if (evt_tracedat_open(path, &td, NULL, 0))
+	if (evt_tracedat_open(path, &td))
 		return -1;
 	while ((ret = evt_tracedat_next(td, &rec)) == 1) {
 		if (rec.missed && rec.missed != ~0ULL)

@@ -6,22 +6,9 @@
 #if !defined(BENCH_TRIGGERS_TP_H) || defined(TRACE_HEADER_MULTI_READ)
 #define BENCH_TRIGGERS_TP_H
 #include <evtrace/trace_event.h>
+#include "bench-event16.h"
 
-TRACE_EVENT(trig_bench,
-	TP_PROTO(uint32_t a, uint32_t b, uint64_t c),
-	TP_ARGS(a, b, c),
-	TP_STRUCT__entry(
-		__field(uint32_t, a)
-		__field(uint32_t, b)
-		__field(uint64_t, c)
-	),
-	TP_fast_assign(
-		__entry->a = a;
-		__entry->b = b;
-		__entry->c = c;
-	),
-	TP_printk("a=%u b=%u c=%llu", __entry->a, __entry->b, (unsigned long long)__entry->c)
-);
+BENCH_EVENT16(trig_bench);
 #endif
 
 #undef TRACE_INCLUDE_PATH

@@ -49,8 +49,7 @@ int main(void)
 	ret = evt_instance_event_enable(top, "basic", "basic_request", true);
 	if (ret < 0)
 		return 1;
-	ret = evt_instance_event_filter(top, "basic", "basic_request", "seq < 2 || worker == 0",
-					NULL, NULL);
+	ret = evt_instance_event_filter(top, "basic", "basic_request", "seq < 2 || worker == 0");
 	if (ret < 0)
 		return 1;
 	evt_event_format_text("basic", "basic_request", text, sizeof(text));

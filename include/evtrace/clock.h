@@ -24,6 +24,7 @@
 #ifndef EVTRACE_CLOCK_H
 #define EVTRACE_CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -84,9 +85,9 @@ int evt_clock_by_name(const char *name);
 /**
  * evt_clock_is_ns() - whether clock @id counts nanoseconds.
  *
- * Return: 1 for nanosecond clocks, 0 for "counter" and "x86-tsc".
+ * Return: true for nanosecond clocks, false for "counter", "x86-tsc" and an unknown id.
  */
-int evt_clock_is_ns(enum evt_clock_id id);
+bool evt_clock_is_ns(enum evt_clock_id id);
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <evtrace/error.h>	/* evt_error_detail() */
+
 #ifdef __cplusplus
 extern "C" {
 #endif

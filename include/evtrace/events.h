@@ -214,6 +214,11 @@ void *evt_trace_event_commit(struct evt_trace_event_buffer *fb);
 
 /* Accessors of a registered event (valid while it is registered). */
 unsigned int evt_event_id(const struct evt_event *ev);
+/*
+ * An event's name and system are borrowed from the registry, which keeps every event it
+ * ever registered until the process exits: valid as long as @ev, i.e. until exit. Its
+ * definition is the caller's (the TRACE_EVENT() header's), NULL once unregistered.
+ */
 const char *evt_event_name(const struct evt_event *ev);
 const char *evt_event_system(const struct evt_event *ev);
 const struct evt_event_def *evt_event_def_of(const struct evt_event *ev);

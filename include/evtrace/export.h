@@ -69,14 +69,15 @@ struct evt_json_stats {
  * @st:    counts (may be NULL).
  *
  * A corrupt page ends the records: the JSON is still closed (metadata.error
- * holds evt_tracedat_error()'s "offset N: ..." text) and -EBADMSG returned.
+ * holds the reader's "offset N: ..." text, also left for evt_error_detail())
+ * and -EBADMSG returned.
  *
  * Context: one thread per @td; allocates (the thread table).
  * Return: 0; -EBADMSG (read error, output complete and valid JSON);
  * -ENOMEM or the sink's error (output cut short).
  */
-int evt_tracedat_export_json(struct evt_tracedat *td, const struct evt_json_opts *o, struct evt_json_sink *sink,
-		 struct evt_json_stats *st);
+int evt_tracedat_export_json(struct evt_tracedat *td, const struct evt_json_opts *o,
+			     struct evt_json_sink *sink, struct evt_json_stats *st);
 
 /* --- CTF 1.8 ---------------------------------------------------------------------- */
 
@@ -122,14 +123,15 @@ struct evt_ctf_stats {
  * @st:    counts (may be NULL).
  *
  * A corrupt page ends the records: the packets already filled are closed and
- * written (the trace is valid, it has fewer events) and -EBADMSG returned.
+ * written (the trace is valid, it has fewer events) and -EBADMSG returned;
+ * evt_error_detail() then says where ("offset N: ...").
  *
  * Context: one thread per @td; allocates (a packet buffer per CPU).
  * Return: 0; -EBADMSG (read error, output complete and valid); -ENOMEM or the
  * sink's error (output cut short).
  */
-int evt_tracedat_export_ctf(struct evt_tracedat *td, const struct evt_ctf_opts *o, struct evt_ctf_sink *sink,
-	       struct evt_ctf_stats *st);
+int evt_tracedat_export_ctf(struct evt_tracedat *td, const struct evt_ctf_opts *o,
+			    struct evt_ctf_sink *sink, struct evt_ctf_stats *st);
 
 #ifdef __cplusplus
 }

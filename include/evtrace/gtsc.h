@@ -22,6 +22,7 @@
 #ifndef EVTRACE_GTSC_H
 #define EVTRACE_GTSC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,7 +56,7 @@ int evt_trace_setup(const char *root, const char *name, size_t subbuf_size, size
 		    unsigned int flags, struct evt_trace_info **tracep);
 int evt_trace_start(struct evt_trace_info *trace);
 int evt_trace_stop(struct evt_trace_info *trace);
-int evt_trace_running(struct evt_trace_info *trace);
+bool evt_trace_running(struct evt_trace_info *trace);
 uint64_t evt_trace_timestamp(void);
 uint64_t evt_trace_dropped(struct evt_trace_info *trace);
 void evt_trace_cleanup(struct evt_trace_info *trace);

@@ -24,6 +24,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <evtrace/error.h>	/* evt_error_detail() */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -33,7 +35,10 @@ struct evt_seq;
 
 /* --- life ------------------------------------------------------------------------ */
 
-/* The top instance (allocated at first use; never destroyed). NULL only on ENOMEM. */
+/*
+ * The top instance (allocated at first use; never destroyed: the pointer is valid for the
+ * life of the process). NULL only on ENOMEM.
+ */
 struct evt_instance *evt_instance_top(void);
 
 /**
@@ -45,9 +50,24 @@ int evt_instance_create(const char *name, struct evt_instance **instp);
 
 /*
  * The instance called @name (NULL or "" = the top one), or NULL. Borrowed, not a
- * reference: valid until evt_instance_destroy() of it returns (never, for the top one).
+ * reference: valid until evt_instance_destroy() of it returns (never, for the top one),
+ * which any thread, or another process through the control socket (rmdir
+ * instances/NAME), may do. Where that can happen, take a reference instead.
  */
 struct evt_instance *evt_instance_lookup(const char *name);
+
+/**
+ * evt_instance_get() - the instance called @name, with a reference.
+ * @name:  as for evt_instance_lookup().
+ * @instp: the instance, valid until evt_instance_put(): meanwhile
+ *         evt_instance_destroy() of it (and rmdir) fails with -EBUSY.
+ *
+ * The kernel's trace_array_get_by_name() without the creation, and trace_array_put().
+ * Context: any thread but signal handlers; takes the event lock.
+ * Return: 0, -ENOENT (no such instance), -EINVAL.
+ */
+int evt_instance_get(const char *name, struct evt_instance **instp);
+void evt_instance_put(struct evt_instance *inst);
 
 /**
  * evt_instance_destroy() - remove a named instance and free its buffer.
@@ -55,7 +75,7 @@ struct evt_instance *evt_instance_lookup(const char *name);
  */
 int evt_instance_destroy(struct evt_instance *inst);
 
-/* "" for the top instance. */
+/* "" for the top instance. Borrowed from @inst: valid until @inst is destroyed. */
 const char *evt_instance_name(const struct evt_instance *inst);
 
 /*
@@ -75,7 +95,7 @@ int evt_instance_buffer_size_kb(struct evt_instance *inst, int cpu, unsigned lon
 int evt_instance_resize_kb(struct evt_instance *inst, int cpu, unsigned long kb);
 unsigned long evt_instance_buffer_total_size_kb(struct evt_instance *inst);
 
-/* trace_clock: the name of the current clock; set by name (-EINVAL if unknown).
+/* trace_clock: the name of the current clock (a static string); set by name (-EINVAL if unknown).
  * evt_instance_clock_list() writes the `trace_clock` file ("[local] global ...\n"). */
 const char *evt_instance_clock(const struct evt_instance *inst);
 int evt_instance_set_clock(struct evt_instance *inst, const char *name);
@@ -84,7 +104,11 @@ int evt_instance_clock_list(const struct evt_instance *inst, char *buf, size_t s
 /* Empty the ring buffer (writing to `trace` with O_TRUNC). */
 int evt_instance_reset(struct evt_instance *inst);
 
-/* The ring buffer (for trace_pipe_raw and statistics; owned by the instance). */
+/*
+ * The live ring buffer (for trace_pipe_raw and statistics). Borrowed, owned by the
+ * instance: valid until @inst is destroyed; once a snapshot buffer exists, a snapshot may
+ * make it the snapshot buffer, then valid until that is freed (`echo 0 > snapshot`).
+ */
 struct evt_ring_buffer *evt_instance_ring_buffer(struct evt_instance *inst);
 int evt_instance_nr_cpus(const struct evt_instance *inst);
 
@@ -144,12 +168,12 @@ int evt_instance_event_soft(struct evt_instance *inst, const char *system, const
  * evt_instance_event_filter() - compile @expr for each matching event and
  * publish it (events writing meanwhile see the old or the new filter).
  * @expr: filter expression; "0" or "" clears.
- * @errpos, @errmsg: where a compile error is reported (may be NULL).
  * Return: number of events whose filter changed, or the compiler's error
- * (the previous filter stays).
+ * (the previous filter stays; evt_error_detail() says "what (at N)", N the
+ * offset in @expr).
  */
 int evt_instance_event_filter(struct evt_instance *inst, const char *system, const char *name,
-			      const char *expr, int *errpos, const char **errmsg);
+			      const char *expr);
 
 /* The filter text of one event ("none" when there is none). Return: length as snprintf. */
 int evt_instance_event_filter_text(struct evt_instance *inst, const char *system,

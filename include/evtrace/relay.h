@@ -48,6 +48,7 @@
 #ifndef EVTRACE_RELAY_H
 #define EVTRACE_RELAY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -148,7 +149,7 @@ void *evt_relay_reserve(struct evt_rchan *chan, size_t length);
 
 /* --- helpers for subbuf_start() ----------------------------------------------------------- */
 
-int evt_relay_buf_full(struct evt_rchan_buf *buf);
+bool evt_relay_buf_full(struct evt_rchan_buf *buf);
 void evt_subbuf_start_reserve(struct evt_rchan_buf *buf, size_t length);
 
 /* --- the host directory ------------------------------------------------------------------- */

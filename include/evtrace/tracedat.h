@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <evtrace/error.h>	/* evt_error_detail() */
 #include <evtrace/events.h>
 
 #ifdef __cplusplus
@@ -199,32 +200,33 @@ struct evt_tracedat_record {
 
 /**
  * evt_tracedat_open() / evt_tracedat_open_mem() - parse a trace.dat file.
- * @err, @errlen: where a message goes on failure ("offset N: ..."), or NULL.
  *
  * The _mem variant reads @len bytes at @buf, which must stay valid until
- * evt_tracedat_close(). Pages are checked when records are read.
+ * evt_tracedat_close(). Pages are checked when records are read. On failure
+ * evt_error_detail() says what and where ("offset N: ...", "path: ...").
  * Return: 0, -EBADMSG (corrupt or truncated), -EPROTO (not version 6, or
  * compressed), -ENOMEM, or the errno of open/read.
  */
-int evt_tracedat_open(const char *path, struct evt_tracedat **tdp, char *err, size_t errlen);
-int evt_tracedat_open_mem(const void *buf, size_t len, struct evt_tracedat **tdp, char *err,
-			  size_t errlen);
+int evt_tracedat_open(const char *path, struct evt_tracedat **tdp);
+int evt_tracedat_open_mem(const void *buf, size_t len, struct evt_tracedat **tdp);
 void evt_tracedat_close(struct evt_tracedat *td);
 
 /**
  * evt_tracedat_next() - the next record, CPUs merged by time stamp.
  * Return: 1 and *@rec filled, 0 at the end, -EBADMSG on a corrupt page
- * (evt_tracedat_error() says where; the reader then stops).
+ * (evt_error_detail() says where; the reader then stops: every later call
+ * fails the same way). @rec's data and event are borrowed from @td: valid
+ * until evt_tracedat_close().
  */
 int evt_tracedat_next(struct evt_tracedat *td, struct evt_tracedat_record *rec);
 
 /* Start again from the first record. */
 void evt_tracedat_rewind(struct evt_tracedat *td);
 
-/* The message of the last error ("" if none). */
-const char *evt_tracedat_error(const struct evt_tracedat *td);
-
-/* What the file says: CPUs, page size, trace clock ("" if none), events. */
+/*
+ * What the file says: CPUs, page size, trace clock ("" if none), events. The
+ * strings and events returned are borrowed from @td: valid until evt_tracedat_close().
+ */
 int evt_tracedat_nr_cpus(const struct evt_tracedat *td);
 unsigned int evt_tracedat_page_size(const struct evt_tracedat *td);
 const char *evt_tracedat_clock(const struct evt_tracedat *td);
@@ -240,7 +242,7 @@ const struct evt_tracedat_event *evt_tracedat_event_by_id(const struct evt_trace
  */
 int evt_tracedat_date(const struct evt_tracedat *td, long long *offset_ns);
 
-/* The comm the file saved for @pid, or "<...>". */
+/* The comm the file saved for @pid, or "<...>"; borrowed, valid until evt_tracedat_close(). */
 const char *evt_tracedat_comm(const struct evt_tracedat *td, int pid);
 
 /**
@@ -271,12 +273,11 @@ struct evt_tracedat_filter;
  * evt_tracedat_filter_compile() - compile @expr, the kernel's filter grammar
  * (what an event's `filter` file takes), against the fields of @ev.
  * @fp:  the filter, for evt_tracedat_filter_match() and _free().
- * @err, @errlen: a message on failure ("what (at N)", N the offset in @expr), or NULL.
  * Return: 0, -EINVAL (the expression does not parse, or names a field @ev
- * lacks), -ENOMEM.
+ * lacks: evt_error_detail() says "what (at N)", N the offset in @expr), -ENOMEM.
  */
 int evt_tracedat_filter_compile(const struct evt_tracedat_event *ev, const char *expr,
-				struct evt_tracedat_filter **fp, char *err, size_t errlen);
+				struct evt_tracedat_filter **fp);
 
 /* Does @rec (a record of the event the filter was compiled for) pass @f? */
 bool evt_tracedat_filter_match(const struct evt_tracedat_filter *f,

@@ -33,6 +33,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <evtrace/error.h>	/* evt_error_detail() */
+
 #ifdef __cplusplus
 extern "C" {
 #endif

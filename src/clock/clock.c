@@ -555,7 +555,7 @@ int evt_clock_by_name(const char *name)
 	return -EINVAL;
 }
 
-int evt_clock_is_ns(enum evt_clock_id id)
+bool evt_clock_is_ns(enum evt_clock_id id)
 {
 	return (unsigned int)id < EVT_CLOCK__COUNT && id != EVT_CLOCK_COUNTER &&
 	       id != EVT_CLOCK_TSC;

@@ -13,6 +13,7 @@
 
 #include "compat/atomic.h"
 #include "compat/compiler.h"
+#include "core/detail.h"
 #include "events/event_internal.h"
 #include "filter/filter.h"
 
@@ -241,18 +242,17 @@ static int filter_one(struct evt_event *ev, void *p)
 }
 
 int evt_instance_event_filter(struct evt_instance *inst, const char *system, const char *name,
-			      const char *expr, int *errpos, const char **errmsg)
+			      const char *expr)
 {
 	struct filter_arg a = { .inst = inst, .expr = expr ? expr : "0" };
 
+	detail_clear();
 	if (!inst)
 		return -EINVAL;
 	foreach_event(system, name, filter_one, &a);
 	if (a.err && !a.changed) {
-		if (errpos)
-			*errpos = a.ferr.pos;
-		if (errmsg)
-			*errmsg = a.ferr.msg;
+		detail_set("%s (at %d)", a.ferr.msg ? a.ferr.msg : "no such fields in this event",
+			   a.ferr.pos);
 		return a.err;
 	}
 	return a.changed ? a.changed : -ENOENT;

@@ -16,6 +16,7 @@
 
 #include <evtrace/clock.h>
 
+#include "core/detail.h"
 #include "events/error_log.h"
 
 #define CMD_PREFIX "  Command: "
@@ -96,6 +97,8 @@ int error_log_add(struct error_log *log, const char *loc, const char *msg, const
 	 * (append_filter_err()). Bounded here only against nonsense.
 	 */
 	e.pos = pos > cmd_len + 2 ? (unsigned int)cmd_len + 2 : pos;
+	/* the same words for the C caller: evt_error_detail(), one line */
+	detail_set("%s: error: %s (command \"%s\", at %u)", e.loc, e.msg, e.cmd, e.pos);
 	e.ts = evt_clock_to_ns(EVT_CLOCK_LOCAL, evt_clock_read(EVT_CLOCK_LOCAL));
 
 	pthread_mutex_lock(&log->lock);

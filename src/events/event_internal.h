@@ -285,6 +285,7 @@ struct evt_instance {
 	struct trace_event_file **files;	/* by event ID; event_mutex */
 	unsigned int nr_files;			/* capacity of files[] */
 	int readers;				/* open iterators (destroy gives -EBUSY) */
+	int refs;				/* evt_instance_get() (destroy: -EBUSY) */
 	unsigned long buffer_kb;		/* per CPU, as last set */
 	struct error_log *elog;			/* its error_log (events/error_log.h) */
 };

@@ -250,6 +250,35 @@ out:
 	return ret;
 }
 
+int evt_instance_get(const char *name, struct evt_instance **instp)
+{
+	struct evt_instance *inst;
+
+	if (!instp)
+		return -EINVAL;
+	*instp = NULL;
+	events_init();
+	event_lock();
+	inst = instance_lookup_locked(name);
+	if (inst)
+		inst->refs++;
+	event_unlock();
+	if (!inst)
+		return -ENOENT;
+	*instp = inst;
+	return 0;
+}
+
+void evt_instance_put(struct evt_instance *inst)
+{
+	if (!inst)
+		return;
+	event_lock();
+	if (inst->refs > 0)
+		inst->refs--;
+	event_unlock();
+}
+
 struct evt_instance *evt_instance_lookup(const char *name)
 {
 	struct evt_instance *inst;
@@ -275,7 +304,7 @@ int evt_instance_destroy(struct evt_instance *inst)
 		event_unlock();
 		return -EINVAL;
 	}
-	if (inst->readers) {
+	if (inst->readers || inst->refs) {
 		event_unlock();
 		return -EBUSY;
 	}

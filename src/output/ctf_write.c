@@ -34,6 +34,7 @@
 
 #include <evtrace/tracedat.h>
 
+#include "core/detail.h"
 #include "output/ctf_internal.h"
 #include "output/out_field.h"
 
@@ -314,6 +315,7 @@ int evt_tracedat_export_ctf(struct evt_tracedat *td, const struct evt_ctf_opts *
 	char *meta;
 	int ret;
 
+	detail_clear();
 	w.packet_bytes = w.o->packet_bytes ? w.o->packet_bytes : CTF_PACKET_DEFAULT;
 	ret = ctf_metadata(td, w.o, &meta, &mlen);
 	if (ret)

@@ -34,6 +34,7 @@
 #include <evtrace/tracedat.h>
 #include <evtrace/version.h>
 
+#include "core/detail.h"
 #include "output/out_field.h"
 #include "output/trace_json.h"
 
@@ -733,6 +734,7 @@ int evt_tracedat_export_json(struct evt_tracedat *td, const struct evt_json_opts
 	const char *clock;
 	int ret = 0, rd;
 
+	detail_clear();
 	if (!w)
 		return -ENOMEM;
 	w->sink = sink;
@@ -773,7 +775,7 @@ int evt_tracedat_export_json(struct evt_tracedat *td, const struct evt_json_opts
 		tjw_printf(w, ",\"drops_of_unknown_count\":%llu", lost_unknown);
 	if (rd < 0) {
 		tjw_str(w, ",\"error\":");
-		tjw_cstr(w, evt_tracedat_error(td));
+		tjw_cstr(w, detail_get());	/* evt_tracedat_next()'s text */
 	}
 	tjw_str(w, "}}\n");
 	tjw_flush(w);

@@ -25,11 +25,13 @@
 #include <unistd.h>
 
 #include <evtrace/clock.h>
+#include <evtrace/error.h>
 #include <evtrace/events.h>
 #include <evtrace/ring_buffer.h>
 #include <evtrace/seq.h>
 #include <evtrace/tracedat.h>
 
+#include "core/detail.h"
 #include "events/event_internal.h"
 #include "output/tracedat_internal.h"
 
@@ -1012,22 +1014,18 @@ static int parse(struct evt_tracedat *td)
 	return read_buffer_option(&r, &buf);
 }
 
-static int open_common(struct evt_tracedat *td, struct evt_tracedat **tdp, char *err,
-		       size_t errlen)
+static int open_common(struct evt_tracedat *td, struct evt_tracedat **tdp)
 {
 	int ret = parse(td);
 
 	if (ret) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s", td->err[0] ? td->err : strerror(-ret));
+		detail_set("%s", td->err[0] ? td->err : evt_strerror(ret));
 		evt_tracedat_close(td);
 		return ret;
 	}
 	/* ID -> format, for every record: the first format of an ID wins */
 	td->by_id = malloc(65536 * sizeof(*td->by_id));
 	if (!td->by_id) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s", strerror(ENOMEM));
 		evt_tracedat_close(td);
 		return -ENOMEM;
 	}
@@ -1040,11 +1038,11 @@ static int open_common(struct evt_tracedat *td, struct evt_tracedat **tdp, char 
 	return 0;
 }
 
-int evt_tracedat_open_mem(const void *buf, size_t len, struct evt_tracedat **tdp, char *err,
-			  size_t errlen)
+int evt_tracedat_open_mem(const void *buf, size_t len, struct evt_tracedat **tdp)
 {
 	struct evt_tracedat *td;
 
+	detail_clear();
 	if (!tdp || (!buf && len))
 		return -EINVAL;
 	*tdp = NULL;
@@ -1053,16 +1051,16 @@ int evt_tracedat_open_mem(const void *buf, size_t len, struct evt_tracedat **tdp
 		return -ENOMEM;
 	td->data = buf ? buf : (const unsigned char *)"";
 	td->len = len;
-	return open_common(td, tdp, err, errlen);
+	return open_common(td, tdp);
 }
 
-/* A message for an open that failed before parsing (never empty). */
-static int open_fail(char *err, size_t errlen, int ret, const char *path, const char *what)
+/* The detail of an open that failed before parsing (never empty). */
+static int open_fail(int ret, const char *path, const char *what)
 {
-	if (err && errlen && what)
-		snprintf(err, errlen, "%s", what);
-	else if (err && errlen)
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+	if (what)
+		detail_set("%s", what);
+	else
+		detail_set("%s: %s", path, evt_strerror(ret));
 	return ret;
 }
 
@@ -1071,27 +1069,26 @@ static int open_fail(char *err, size_t errlen, int ret, const char *path, const 
  * magic is read and checked first, so that /dev/zero or a stream of
  * something else fails at once; then the rest, up to TRACEDAT_STREAM_MAX.
  */
-static int read_stream(int fd, struct evt_tracedat *td, char *err, size_t errlen,
-		       const char *path)
+static int read_stream(int fd, struct evt_tracedat *td, const char *path)
 {
 	size_t cap = 16;
 	ssize_t n;
 
 	td->owned = malloc(cap);
 	if (!td->owned)
-		return open_fail(err, errlen, -ENOMEM, path, NULL);
+		return open_fail(-ENOMEM, path, NULL);
 	for (;;) {
 		if (td->len == cap) {
 			unsigned char *nb;
 
 			if (cap >= TRACEDAT_STREAM_MAX)
-				return open_fail(err, errlen, -EFBIG, path,
+				return open_fail(-EFBIG, path,
 						 "a stream (not a regular file) of more than 1 GiB: "
 						 "save it to a file first");
 			cap = cap < 65536 ? 65536 : cap * 2;
 			nb = realloc(td->owned, cap);
 			if (!nb)
-				return open_fail(err, errlen, -ENOMEM, path, NULL);
+				return open_fail(-ENOMEM, path, NULL);
 			td->owned = nb;
 		}
 		/* the magic alone first: nothing more is read of what is not a trace.dat */
@@ -1099,45 +1096,46 @@ static int read_stream(int fd, struct evt_tracedat *td, char *err, size_t errlen
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return open_fail(err, errlen, -errno, path, NULL);
+			return open_fail(-errno, path, NULL);
 		if (n == 0)
 			break;
 		td->len += (size_t)n;
 		if (td->len >= 10 && td->len - (size_t)n < 10 &&
 		    memcmp(td->owned, "\x17\x08\x44tracing", 10))
-			return open_fail(err, errlen, -EBADMSG, path,
+			return open_fail(-EBADMSG, path,
 					 "offset 0: not a trace.dat file (bad magic)");
 	}
 	td->data = td->owned;
 	return 0;
 }
 
-int evt_tracedat_open(const char *path, struct evt_tracedat **tdp, char *err, size_t errlen)
+int evt_tracedat_open(const char *path, struct evt_tracedat **tdp)
 {
 	struct evt_tracedat *td;
 	struct stat st;
 	int fd, ret = 0;
 
+	detail_clear();
 	if (!path || !tdp)
 		return -EINVAL;
 	*tdp = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return open_fail(err, errlen, -errno, path, NULL);
+		return open_fail(-errno, path, NULL);
 	td = calloc(1, sizeof(*td));
 	if (!td) {
 		close(fd);
-		return open_fail(err, errlen, -ENOMEM, path, NULL);
+		return open_fail(-ENOMEM, path, NULL);
 	}
 	if (fstat(fd, &st) < 0) {
-		ret = open_fail(err, errlen, -errno, path, NULL);
+		ret = open_fail(-errno, path, NULL);
 	} else if (S_ISDIR(st.st_mode)) {
-		ret = open_fail(err, errlen, -EISDIR, path, NULL);
+		ret = open_fail(-EISDIR, path, NULL);
 	} else if (S_ISREG(st.st_mode) && st.st_size > 0) {
 		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 
 		if (m == MAP_FAILED) {
-			ret = open_fail(err, errlen, -errno, path, NULL);
+			ret = open_fail(-errno, path, NULL);
 		} else {
 			td->map = m;
 			td->map_len = (size_t)st.st_size;
@@ -1147,7 +1145,7 @@ int evt_tracedat_open(const char *path, struct evt_tracedat **tdp, char *err, si
 	} else if (S_ISREG(st.st_mode)) {
 		td->data = (const unsigned char *)"";	/* empty: "truncated file" below */
 	} else {
-		ret = read_stream(fd, td, err, errlen, path);
+		ret = read_stream(fd, td, path);
 	}
 	close(fd);
 	if (ret) {
@@ -1155,7 +1153,7 @@ int evt_tracedat_open(const char *path, struct evt_tracedat **tdp, char *err, si
 		free(td);
 		return ret;
 	}
-	return open_common(td, tdp, err, errlen);
+	return open_common(td, tdp);
 }
 
 void evt_tracedat_close(struct evt_tracedat *td)
@@ -1268,6 +1266,14 @@ const struct evt_tracedat_event *evt_tracedat_event_by_id(const struct evt_trace
 	return &td->events[td->by_id[id]].pub;
 }
 
+/* A corrupt page ends the reader: every later call fails the same way, with td->err. */
+static int next_failed(const struct evt_tracedat *td)
+{
+	detail_clear();
+	detail_set("%s", td->err);
+	return -EBADMSG;
+}
+
 int evt_tracedat_next(struct evt_tracedat *td, struct evt_tracedat_record *rec)
 {
 	struct td_cpu *best = NULL;
@@ -1276,12 +1282,12 @@ int evt_tracedat_next(struct evt_tracedat *td, struct evt_tracedat_record *rec)
 	if (!td || !rec)
 		return -EINVAL;
 	if (td->err[0])
-		return -EBADMSG;
+		return next_failed(td);
 	for (int i = 0; i < td->nr_cpus; i++) {
 		struct td_cpu *c = &td->cpus[i];
 
 		if (cpu_fill(td, c))
-			return -EBADMSG;
+			return next_failed(td);
 		if (c->have && (!best || c->ts < best->ts)) {
 			best = c;
 			bi = i;
@@ -1306,11 +1312,6 @@ int evt_tracedat_next(struct evt_tracedat *td, struct evt_tracedat_record *rec)
 	}
 	best->have = false;
 	return 1;
-}
-
-const char *evt_tracedat_error(const struct evt_tracedat *td)
-{
-	return td ? td->err : "";
 }
 
 int evt_tracedat_nr_cpus(const struct evt_tracedat *td)

@@ -13,6 +13,7 @@
 
 #include <evtrace/tracedat.h>
 
+#include "core/detail.h"
 #include "filter/filter.h"
 #include "output/out_field.h"
 
@@ -40,14 +41,13 @@ struct evt_tracedat_filter {
 };
 
 int evt_tracedat_filter_compile(const struct evt_tracedat_event *ev, const char *expr,
-				struct evt_tracedat_filter **fp, char *err, size_t errlen)
+				struct evt_tracedat_filter **fp)
 {
 	struct filter_error ferr = { 0 };
 	struct evt_tracedat_filter *f;
 	int ret;
 
-	if (err && errlen)
-		err[0] = '\0';
+	detail_clear();
 	if (!ev || !expr || !fp)
 		return -EINVAL;
 	*fp = NULL;
@@ -56,9 +56,8 @@ int evt_tracedat_filter_compile(const struct evt_tracedat_event *ev, const char 
 		return -ENOMEM;
 	ret = filter_compile(ev->fields, ev->nr_fields, expr, &f->prog, &ferr);
 	if (ret) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s (at %d)",
-				 ferr.msg ? ferr.msg : "no such fields in this event", ferr.pos);
+		detail_set("%s (at %d)", ferr.msg ? ferr.msg : "no such fields in this event",
+			   ferr.pos);
 		filter_free(f->prog);
 		free(f);
 		return ret;

@@ -17,6 +17,7 @@
 
 #include <evtrace/kprobe.h>
 
+#include "core/detail.h"
 #include "probe/probe.h"
 #include "synth/synth.h"
 
@@ -132,6 +133,7 @@ int evt_kprobe_event_delete(const char *name)
 {
 	char line[2 * PROBE_NAME_MAX + 4];
 
+	detail_clear();
 	if (!name || !*name || strlen(name) >= sizeof(line) - 2 || strpbrk(name, " \t\n"))
 		return -EINVAL;
 	snprintf(line, sizeof(line), "-:%s", name);

@@ -361,12 +361,12 @@ int evt_trace_stop(struct evt_trace_info *trace)
 	return write_state(t, EVT_TRACE_STOPPED);
 }
 
-int evt_trace_running(struct evt_trace_info *trace)
+bool evt_trace_running(struct evt_trace_info *trace)
 {
 	struct gtsc *t = (struct gtsc *)trace;
 
 	if (unlikely(!t))
-		return 0;
+		return false;
 	if (unlikely((++gtsc_calls & 63) == 0))
 		gtsc_control(t);
 	return ld_relaxed(&t->state) == EVT_TRACE_RUNNING;

@@ -639,7 +639,7 @@ void *evt_relay_reserve(struct evt_rchan *chan, size_t length)
 	return p;
 }
 
-int evt_relay_buf_full(struct evt_rchan_buf *buf)
+bool evt_relay_buf_full(struct evt_rchan_buf *buf)
 {
 	struct rbuf *b = to_rbuf(buf);
 	uint64_t produced = ld_relaxed(&b->shm->produced);

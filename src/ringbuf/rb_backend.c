@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -704,10 +705,23 @@ static uint64_t rb_cpu_clear(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 	return RB_POS(seq, rb->data_size);
 }
 
+#ifndef NDEBUG
+void rb_assert_ctl_locked_fn(const struct evt_ring_buffer *rb, const char *func)
+{
+	/* Relaxed: see rb_ctl_lock(); only this thread can have stored its own id. */
+	if (ld_relaxed(&rb->ctl_owner) == (unsigned long)pthread_self())
+		return;
+	fprintf(stderr, "evtrace: %s() called without the ring buffer's ctl_lock\n", func);
+	abort();
+}
+#endif
+
 static int rb_reset_cpu_locked(struct evt_ring_buffer *rb, struct rb_cpu *cb)
 {
-	int ret = rb_cpu_quiesce_repair(rb, cb, true);
+	int ret;
 
+	rb_assert_ctl_locked(rb);
+	ret = rb_cpu_quiesce_repair(rb, cb, true);
 	if (ret < 0)
 		return ret;
 	rb_cpu_unquiesce(rb, cb, rb_cpu_clear(rb, cb));
@@ -722,9 +736,9 @@ int evt_ring_buffer_reset_cpu(struct evt_ring_buffer *rb, int cpu)
 		return -EINVAL;
 	if (rb->mapped)
 		return -EPERM;
-	pthread_mutex_lock(&rb->ctl_lock);
+	rb_ctl_lock(rb);
 	ret = rb_reset_cpu_locked(rb, &rb->cpus[cpu]);
-	pthread_mutex_unlock(&rb->ctl_lock);
+	rb_ctl_unlock(rb);
 	return ret;
 }
 
@@ -732,6 +746,7 @@ static int rb_reset_locked(struct evt_ring_buffer *rb)
 {
 	int ret = 0;
 
+	rb_assert_ctl_locked(rb);
 	for (int cpu = 0; cpu < rb->nr_cpus; cpu++) {
 		int r = rb_reset_cpu_locked(rb, &rb->cpus[cpu]);
 
@@ -749,9 +764,9 @@ int evt_ring_buffer_reset(struct evt_ring_buffer *rb)
 		return -EINVAL;
 	if (rb->mapped)
 		return -EPERM;
-	pthread_mutex_lock(&rb->ctl_lock);
+	rb_ctl_lock(rb);
 	ret = rb_reset_locked(rb);
-	pthread_mutex_unlock(&rb->ctl_lock);
+	rb_ctl_unlock(rb);
 	return ret;
 }
 
@@ -763,7 +778,7 @@ int evt_ring_buffer_set_clock(struct evt_ring_buffer *rb, enum evt_clock_id cloc
 		return -EINVAL;
 	if (rb->mapped)
 		return -EPERM;
-	pthread_mutex_lock(&rb->ctl_lock);
+	rb_ctl_lock(rb);
 	/* All or nothing: every CPU quiesced before anything changes. */
 	for (cpu = 0; cpu < rb->nr_cpus; cpu++) {
 		ret = rb_cpu_quiesce_repair(rb, &rb->cpus[cpu], false);
@@ -787,7 +802,7 @@ int evt_ring_buffer_set_clock(struct evt_ring_buffer *rb, enum evt_clock_id cloc
 		rb_cpu_unquiesce(rb, cb, pos);
 	}
 out_unlock:
-	pthread_mutex_unlock(&rb->ctl_lock);
+	rb_ctl_unlock(rb);
 	return ret;
 }
 
@@ -798,14 +813,14 @@ enum evt_clock_id evt_ring_buffer_clock(const struct evt_ring_buffer *rb)
 
 void evt_ring_buffer_lock(struct evt_ring_buffer *rb)
 {
-	pthread_mutex_lock(&rb->ctl_lock);
+	rb_ctl_lock(rb);
 	evt_ring_buffer_record_disable(rb);
 }
 
 void evt_ring_buffer_unlock(struct evt_ring_buffer *rb)
 {
 	evt_ring_buffer_record_enable(rb);
-	pthread_mutex_unlock(&rb->ctl_lock);
+	rb_ctl_unlock(rb);
 }
 
 /* ---- swap ---------------------------------------------------------------- */
@@ -887,8 +902,8 @@ int evt_ring_buffer_swap_cpu(struct evt_ring_buffer *a, struct evt_ring_buffer *
 	/* Lock order: by address, so two swaps of the same pair cannot deadlock. */
 	first = a < b ? a : b;
 	second = a < b ? b : a;
-	pthread_mutex_lock(&first->ctl_lock);
-	pthread_mutex_lock(&second->ctl_lock);
+	rb_ctl_lock(first);
+	rb_ctl_lock(second);
 	ca = &a->cpus[cpu];
 	cbb = &b->cpus[cpu];
 	if (ca->order != cbb->order) {
@@ -911,8 +926,8 @@ int evt_ring_buffer_swap_cpu(struct evt_ring_buffer *a, struct evt_ring_buffer *
 	rb_cpu_quiesce_end(a, ca);
 	rb_cpu_quiesce_end(b, cbb);
 out_unlock:
-	pthread_mutex_unlock(&second->ctl_lock);
-	pthread_mutex_unlock(&first->ctl_lock);
+	rb_ctl_unlock(second);
+	rb_ctl_unlock(first);
 	free(tmp);
 	return ret;
 }
@@ -1125,6 +1140,7 @@ static int rb_resize_locked(struct evt_ring_buffer *rb, uint32_t order, int cpu,
 	uint64_t add = 0;
 	int i, ret;
 
+	rb_assert_ctl_locked(rb);
 	for (i = 0; i < rb->nr_cpus; i++)
 		if ((cpu == EVT_RB_ALL_CPUS || i == cpu) && rb->cpus[i].order != order)
 			add += rb_region_len(rb, order);
@@ -1167,9 +1183,9 @@ int evt_ring_buffer_resize(struct evt_ring_buffer *rb, unsigned long size, int c
 	regs = calloc((size_t)rb->nr_cpus, sizeof(*regs));
 	if (!regs)
 		return -ENOMEM;
-	pthread_mutex_lock(&rb->ctl_lock);
+	rb_ctl_lock(rb);
 	ret = rb_resize_locked(rb, (uint32_t)order, cpu, regs);
-	pthread_mutex_unlock(&rb->ctl_lock);
+	rb_ctl_unlock(rb);
 	free(regs);
 	return ret;
 }

@@ -263,6 +263,7 @@ struct evt_ring_buffer {
 	size_t ctl_len;
 	uint64_t file_size;	/* control lock */
 	pthread_mutex_t ctl_lock;	/* resize, reset, swap, set_clock, lock */
+	unsigned long ctl_owner;	/* pthread_self() of ctl_lock's holder, 0 (!NDEBUG) */
 
 	struct rb_cpu cpus[];
 };
@@ -424,5 +425,39 @@ static inline uint64_t rb_counter(const uint64_t *c)
 
 	return v > RB_COUNTER_MAX ? 0 : v;
 }
+
+/*
+ * ctl_lock, taken through rb_ctl_lock()/rb_ctl_unlock(): in builds without NDEBUG they
+ * note the holder, and rb_assert_ctl_locked() at the top of each rb_*_locked() function
+ * is the kernel's lockdep_assert_held() (as events' event_assert_locked()): called
+ * without ctl_lock held by this thread, it prints the function and aborts. With NDEBUG
+ * (Release, make bench) the owner is neither written nor read. No rb_*_locked() function
+ * runs on the write path: writers take no lock (DESIGN.md), they are quiesced instead.
+ */
+static inline void rb_ctl_lock(struct evt_ring_buffer *rb)
+{
+	pthread_mutex_lock(&rb->ctl_lock);
+#ifndef NDEBUG
+	/* Relaxed: read back only by this thread (rb_assert_ctl_locked()), or compared by
+	 * another with its own id, which this store can never equal. */
+	st_relaxed(&rb->ctl_owner, (unsigned long)pthread_self());
+#endif
+}
+
+static inline void rb_ctl_unlock(struct evt_ring_buffer *rb)
+{
+#ifndef NDEBUG
+	/* Relaxed: as in rb_ctl_lock(); the unlock orders it before the next holder's store. */
+	st_relaxed(&rb->ctl_owner, 0UL);
+#endif
+	pthread_mutex_unlock(&rb->ctl_lock);
+}
+
+#ifndef NDEBUG
+void rb_assert_ctl_locked_fn(const struct evt_ring_buffer *rb, const char *func);
+#define rb_assert_ctl_locked(rb) rb_assert_ctl_locked_fn((rb), __func__)
+#else
+#define rb_assert_ctl_locked(rb) do { (void)(rb); } while (0)
+#endif
 
 #endif /* EVT_RINGBUF_RB_INTERNAL_H */

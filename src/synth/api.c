@@ -21,6 +21,7 @@
 
 #include "compat/atomic.h"
 #include "compat/compiler.h"
+#include "core/detail.h"
 #include "events/event_internal.h"
 #include "synth/synth.h"
 
@@ -139,6 +140,7 @@ int evt_dynevent_create(struct evt_dynevent_cmd *cmd)
 {
 	size_t i;
 
+	detail_clear();
 	if (!cmd || !cmd->buf || !cmd->maxlen)
 		return -EINVAL;
 	if (cmd->overflow || cmd->len >= EVT_MAX_DYNEVENT_CMD_LEN)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "compat/atomic.h"
+#include "core/detail.h"
 #include "events/event_internal.h"
 #include "tracefs/tfs_internal.h"
 
@@ -425,6 +426,7 @@ ssize_t evt_tracefs_file_write(struct evt_tracefs_file *f, const void *buf, size
 	size_t max;
 	ssize_t ret;
 
+	detail_clear();
 	if (!f || (!buf && len))
 		return -EINVAL;
 	if (!(f->flags & EVT_TRACEFS_WRITE))
@@ -463,6 +465,7 @@ ssize_t evt_tracefs_write(struct evt_instance *inst, const char *path, const voi
 	ssize_t ret;
 	int r;
 
+	detail_clear();
 	if (flags & ~(EVT_TRACEFS_TRUNC | EVT_TRACEFS_APPEND | EVT_TRACEFS_NONBLOCK))
 		return -EINVAL;
 	r = evt_tracefs_open(inst, path, EVT_TRACEFS_WRITE | flags, &f);

@@ -138,13 +138,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned char *buf = malloc(size ? size : 1);
 	struct evt_tracedat *td;
-	char err[200];
 
 	if (!buf)
 		return 0;
 	if (size)
 		memcpy(buf, data, size);
-	if (evt_tracedat_open_mem(buf, size, &td, err, sizeof(err)) == 0) {
+	if (evt_tracedat_open_mem(buf, size, &td) == 0) {
 		for (int small = 0; small < 2; small++) {
 			struct evt_ctf_opts o = { .hostname = "fuzz\"\\\x01\xff", .source = "in\n",
 					      .has_epoch = small, .epoch_offset_ns = -1,

@@ -243,13 +243,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned char *buf = malloc(size ? size : 1);
 	struct evt_tracedat *td;
-	char err[200];
 
 	if (!buf)
 		return 0;
 	if (size)
 		memcpy(buf, data, size);
-	if (evt_tracedat_open_mem(buf, size, &td, err, sizeof(err)) == 0) {
+	if (evt_tracedat_open_mem(buf, size, &td) == 0) {
 		for (int durations = 0; durations < 2; durations++) {
 			struct evt_json_opts o = { .source = "fuzz\"\x01\xff",
 						.durations = durations };

@@ -99,7 +99,7 @@ static void cap_memory(void)
 static void check_stream(const uint8_t *data, size_t size, int mem_ret)
 {
 	struct evt_tracedat *td;
-	char path[64], err[200];
+	char path[64];
 	int p[2], ret;
 
 	if (size > 60000 || pipe(p) < 0)
@@ -111,13 +111,12 @@ static void check_stream(const uint8_t *data, size_t size, int mem_ret)
 	}
 	close(p[1]);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", p[0]);
-	err[0] = '\0';
-	ret = evt_tracedat_open(path, &td, err, sizeof(err));
+	ret = evt_tracedat_open(path, &td);
 	close(p[0]);
 	if (ret == 0) {
 		evt_tracedat_close(td);
 	} else {
-		check(err[0] != '\0');
+		check(evt_error_detail()[0] != '\0');
 		check(ret == -ENOMEM || mem_ret == -ENOMEM || ret == mem_ret);
 	}
 	check((ret == 0) == (mem_ret == 0) || ret == -ENOMEM || mem_ret == -ENOMEM);
@@ -137,8 +136,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (size)
 		memcpy(buf, data, size);
-	err[0] = '\0';
-	ret = evt_tracedat_open_mem(buf, size, &td, err, sizeof(err));
+	ret = evt_tracedat_open_mem(buf, size, &td);
+	snprintf(err, sizeof(err), "%s", evt_error_detail()); /* check_stream() opens again */
 	check_stream(data, size, ret);
 	if (ret) {
 		check(ret == -EBADMSG || ret == -EPROTO || ret == -ENOMEM);
@@ -157,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ret < 0) {
 		check(ret == -EBADMSG);
-		check(!strncmp(evt_tracedat_error(td), "offset ", 7));
+		check(!strncmp(evt_error_detail(), "offset ", 7));
 		check(evt_tracedat_next(td, &rec) == -EBADMSG);
 	}
 	evt_tracedat_close(td);

@@ -131,6 +131,18 @@ uint64_t t_rand_range(struct t_rand *r, uint64_t lo, uint64_t hi)
 	return span ? lo + t_rand_next(r) % span : t_rand_next(r);
 }
 
+void t_abspath(char *out, size_t cap, const char *rel)
+{
+	char cwd[4096];
+
+	if (rel[0] == '/') {
+		snprintf(out, cap, "%s", rel);
+		return;
+	}
+	T_ASSERT(getcwd(cwd, sizeof(cwd)));
+	snprintf(out, cap, "%s/%s", cwd, rel);
+}
+
 int t_sh(const char *fmt, ...)
 {
 	char cmd[16384];

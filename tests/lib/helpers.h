@@ -70,6 +70,8 @@ int t_unpin(void);				/* allow every CPU again */
 double t_seconds_now(void);			/* CLOCK_MONOTONIC in seconds */
 /* Run the shell command printf(@fmt, ...): its exit status, or 128 if a signal ended it. */
 int t_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* @rel made absolute against the current directory (unless it is), into @out (@cap bytes). */
+void t_abspath(char *out, size_t cap, const char *rel);
 uint64_t t_ns_now(void);
 /* "-d SECONDS" (or -dSECONDS) from argv, else @def; a bad value fails the test. */
 double t_parse_duration(int argc, char **argv, double def);

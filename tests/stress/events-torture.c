@@ -191,7 +191,7 @@ static void *control(void *arg)
 		case 2:
 		case 3:
 			T_ASSERT_OK(evt_instance_event_filter(churn, "evtest", "evtest_seq",
-				filters[t_rand_range(rnd, 0, 3)], NULL, NULL));
+				filters[t_rand_range(rnd, 0, 3)]));
 			break;
 		case 4:
 			evt_instance_event_soft(churn, "evtest", "evtest_seq",
@@ -214,8 +214,7 @@ static void *control(void *arg)
 			snprintf(name, sizeof(name), "evtest-tmp-%d", (int)getpid());
 			if (evt_instance_create(name, &tmp) == 0) {
 				evt_instance_event_enable(tmp, "evtest", "evtest_seq", true);
-				evt_instance_event_filter(tmp, "evtest", "evtest_seq", filters[0],
-							  NULL, NULL);
+				evt_instance_event_filter(tmp, "evtest", "evtest_seq", filters[0]);
 				T_ASSERT_OK(evt_instance_destroy(tmp));
 				destroyed++;
 			}
@@ -259,8 +258,7 @@ int main(int argc, char **argv)
 	rc.inst = churn;
 	rc.type = rk.type;
 	/* churn always has one of the filters (the control thread only swaps them) */
-	T_ASSERT_OK(evt_instance_event_filter(churn, "evtest", "evtest_seq", filters[0], NULL,
-					      NULL));
+	T_ASSERT_OK(evt_instance_event_filter(churn, "evtest", "evtest_seq", filters[0]));
 
 	pthread_create(&rk_th, NULL, reader_main, &rk);
 	pthread_create(&rc_th, NULL, reader_main, &rc);

@@ -682,14 +682,13 @@ static unsigned long long read_recording(void)
 	unsigned long long n = 0;
 	struct evt_tracedat *td;
 	int64_t last[WRITERS];
-	char err[256];
 	int ret;
 
 	for (int w = 0; w < WRITERS; w++)
 		last[w] = -1;
-	ret = evt_tracedat_open(recfile, &td, err, sizeof(err));
+	ret = evt_tracedat_open(recfile, &td);
 	if (ret)
-		t_fail("%s: %d %s", recfile, ret, err);
+		t_fail("%s: %d %s", recfile, ret, evt_error_detail());
 	while ((ret = evt_tracedat_next(td, &r)) == 1) {
 		const char *why;
 		uint64_t seq;

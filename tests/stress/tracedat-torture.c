@@ -60,7 +60,6 @@ static uint64_t drain(struct evt_instance *inst, int64_t *last_seq, int nw)
 	struct evt_tracedat *td;
 	uint64_t n = 0, *last_ts;
 	unsigned char *buf;
-	char err[200];
 	long long len;
 	int fd, ret;
 
@@ -72,9 +71,9 @@ static uint64_t drain(struct evt_instance *inst, int64_t *last_seq, int nw)
 	T_ASSERT(buf);
 	T_ASSERT(pread(fd, buf, (size_t)len, 0) == len);
 	close(fd);
-	ret = evt_tracedat_open_mem(buf, (size_t)len, &td, err, sizeof(err));
+	ret = evt_tracedat_open_mem(buf, (size_t)len, &td);
 	if (ret)
-		t_fail("open: %d %s", ret, err);
+		t_fail("open: %d %s", ret, evt_error_detail());
 	last_ts = calloc((size_t)evt_tracedat_nr_cpus(td), sizeof(*last_ts));
 	T_ASSERT(last_ts);
 	while ((ret = evt_tracedat_next(td, &rec)) == 1) {
@@ -101,7 +100,7 @@ static uint64_t drain(struct evt_instance *inst, int64_t *last_seq, int nw)
 		n++;
 	}
 	if (ret < 0)
-		t_fail("next: %s", evt_tracedat_error(td));
+		t_fail("next: %s", evt_error_detail());
 	evt_tracedat_close(td);
 	free(last_ts);
 	free(buf);

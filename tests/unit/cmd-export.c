@@ -86,10 +86,9 @@ static int count_records(const char *path, long long *last_off)
 {
 	struct evt_tracedat_record rec;
 	struct evt_tracedat *td;
-	char err[256];
 	int n = 0;
 
-	T_ASSERT_OK(evt_tracedat_open(path, &td, err, sizeof(err)));
+	T_ASSERT_OK(evt_tracedat_open(path, &td));
 	page_size = evt_tracedat_page_size(td);
 	while (evt_tracedat_next(td, &rec) == 1) {
 		n++;
@@ -105,9 +104,8 @@ static unsigned int file_event_id(const char *path, const char *name)
 {
 	struct evt_tracedat *td;
 	unsigned int id = ~0U;
-	char err[256];
 
-	T_ASSERT_OK(evt_tracedat_open(path, &td, err, sizeof(err)));
+	T_ASSERT_OK(evt_tracedat_open(path, &td));
 	for (int i = 0; i < evt_tracedat_nr_events(td); i++)
 		if (!strcmp(evt_tracedat_event(td, i)->name, name))
 			id = evt_tracedat_event(td, i)->id;

@@ -152,10 +152,10 @@ static void check_file(const char *file, long n[3])
 	struct evt_tracedat_record rec;
 	struct evt_tracedat *td;
 	long last_id = -1;
-	char err[256], s[64], want[64];
+	char s[64], want[64];
 	int ret;
 
-	T_ASSERT_OK(evt_tracedat_open(file, &td, err, sizeof(err)));
+	T_ASSERT_OK(evt_tracedat_open(file, &td));
 	while ((ret = evt_tracedat_next(td, &rec)) == 1) {
 		const struct evt_tracedat_event *ev = rec.event;
 		int32_t i32;

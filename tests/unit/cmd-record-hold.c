@@ -73,11 +73,10 @@ static void record_and_check(const char *self, const char *file, bool marker, lo
 	struct evt_tracedat_record rec;
 	struct evt_tracedat *td;
 	long ticks = 0, stacks = 0, bad = 0, prints = 0;
-	char err[256];
 	int ret;
 
 	T_ASSERT_EQ(crt_tool(out, sizeof(out), a), 0);
-	T_ASSERT_OK(evt_tracedat_open(file, &td, err, sizeof(err)));
+	T_ASSERT_OK(evt_tracedat_open(file, &td));
 	while ((ret = evt_tracedat_next(td, &rec)) == 1) {
 		const struct evt_tracedat_event *ev = rec.event;
 		unsigned long long seq;

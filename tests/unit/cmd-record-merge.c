@@ -57,7 +57,6 @@ int main(int argc, char **argv)
 	struct evt_tracedat_record rec;
 	struct evt_tracedat *td;
 	pid_t a, b, rec_pid;
-	char err[256];
 	int ret;
 
 	if (argc > 3 && !strcmp(argv[1], "--child"))
@@ -90,7 +89,7 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < 64; i++)
 		next_req[i] = -1;
-	T_ASSERT_OK(evt_tracedat_open(file, &td, err, sizeof(err)));
+	T_ASSERT_OK(evt_tracedat_open(file, &td));
 	printf("file: %d CPUs, %d events\n", evt_tracedat_nr_cpus(td), evt_tracedat_nr_events(td));
 	while ((ret = evt_tracedat_next(td, &rec)) == 1) {
 		const struct evt_tracedat_event *ev = rec.event;

@@ -132,13 +132,12 @@ static void read_tree(const char *path, struct tree_count *tc)
 	struct evt_tracedat_record rec;
 	struct evt_tracedat *td;
 	unsigned long long last = 0;
-	char err[256];
 	int ret;
 
 	memset(tc, 0, sizeof(*tc));
-	ret = evt_tracedat_open(path, &td, err, sizeof(err));
+	ret = evt_tracedat_open(path, &td);
 	if (ret)
-		t_fail("%s: %s", path, err);
+		t_fail("%s: %s", path, evt_error_detail());
 	while ((ret = evt_tracedat_next(td, &rec)) == 1) {
 		const struct evt_tracedat_event *ev = rec.event;
 		unsigned long long seq;

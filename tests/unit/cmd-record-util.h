@@ -193,7 +193,6 @@ static inline int crt_read_file(const char *path, struct crt_count *cnt)
 	struct evt_tracedat_record rec;
 	struct evt_tracedat *td;
 	long long next[16];
-	char err[256];
 	int ret;
 
 	memset(cnt, 0, sizeof(*cnt));
@@ -202,9 +201,9 @@ static inline int crt_read_file(const char *path, struct crt_count *cnt)
 		cnt->increasing[i] = true;
 		next[i] = -1;	/* the first record of a worker may have any seq */
 	}
-	ret = evt_tracedat_open(path, &td, err, sizeof(err));
+	ret = evt_tracedat_open(path, &td);
 	if (ret) {
-		fprintf(stderr, "%s: %s\n", path, err);
+		fprintf(stderr, "%s: %s\n", path, evt_error_detail());
 		return ret;
 	}
 	while ((ret = evt_tracedat_next(td, &rec)) == 1) {

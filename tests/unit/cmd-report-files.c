@@ -31,14 +31,7 @@
 #define MAX_LINES 4096
 
 static char tmpdir[] = "/tmp/evt-rfiles-XXXXXX";
-static char top[4096]; /* the tree the tests run from */
 static char tool[4200], demo[4200];
-
-/* @rel from the tree the test started in, unless absolute */
-static void resolve(char *out, size_t cap, const char *rel)
-{
-	snprintf(out, cap, "%s%s%s", rel[0] == '/' ? "" : top, rel[0] == '/' ? "" : "/", rel);
-}
 
 struct key {
 	char file[16];
@@ -110,9 +103,8 @@ int main(void)
 
 	if (access(EVT_TOOL, X_OK) || access(RECORD_DEMO, X_OK))
 		t_skip("%s or %s is not built", EVT_TOOL, RECORD_DEMO);
-	T_ASSERT(getcwd(top, sizeof(top)));
-	resolve(tool, sizeof(tool), EVT_TOOL);
-	resolve(demo, sizeof(demo), RECORD_DEMO);
+	t_abspath(tool, sizeof(tool), EVT_TOOL);
+	t_abspath(demo, sizeof(demo), RECORD_DEMO);
 	T_ASSERT(mkdtemp(tmpdir));
 	T_ASSERT_EQ(chdir(tmpdir), 0);
 	T_ASSERT_EQ(t_sh("(%s record -q --date -e 'recdemo:*' -o A.dat -- %s -t 2 -n 40 & "

@@ -49,7 +49,7 @@ int main(void)
 	struct evt_tracedat_record rec;
 	struct evt_tracedat *td;
 	unsigned long long lost = 0;
-	char name[64], err[200], ours[1024], theirs[1024], cmd[512];
+	char name[64], ours[1024], theirs[1024], cmd[512];
 	char *path;
 	int n = 0, ret;
 
@@ -63,9 +63,9 @@ int main(void)
 	t_unpin();
 	path = td_write_tmp(inst, "lost");
 
-	ret = evt_tracedat_open(path, &td, err, sizeof(err));
+	ret = evt_tracedat_open(path, &td);
 	if (ret)
-		t_fail("open: %s", err);
+		t_fail("open: %s", evt_error_detail());
 	while ((ret = evt_tracedat_next(td, &rec)) == 1) {
 		T_ASSERT_EQ(rec.cpu, 0);
 		if (rec.missed) {

@@ -64,8 +64,7 @@ static int run(const char *filter, int expect_per_cpu)
 
 	T_ASSERT_EQ(evt_instance_event_enable(inst, "evnest", "evnest_outer", true), 1);
 	if (filter)
-		T_ASSERT(evt_instance_event_filter(inst, "evnest", "evnest_outer", filter, NULL,
-						   NULL) >= 0);
+		T_ASSERT(evt_instance_event_filter(inst, "evnest", "evnest_outer", filter) >= 0);
 	T_ASSERT_OK(t_pin_to_cpu(0));
 	/* reserved on 0, then the other, then 0...; each committed on the other one */
 	for (int n = 0; n < ROUNDS; n++)

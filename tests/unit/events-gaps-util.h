@@ -96,13 +96,13 @@ static inline void gaps_from_tracedat(const char *path, struct gaps_bodies *gb)
 {
 	struct evt_tracedat *td;
 	struct evt_tracedat_record rec;
-	char err[200], line[4096];
+	char line[4096];
 	struct evt_seq s;
 	int ret;
 
-	ret = evt_tracedat_open(path, &td, err, sizeof(err));
+	ret = evt_tracedat_open(path, &td);
 	if (ret)
-		t_fail("open %s: %d %s", path, ret, err);
+		t_fail("open %s: %d %s", path, ret, evt_error_detail());
 	while (evt_tracedat_next(td, &rec) > 0) {
 		evt_seq_init(&s, line, sizeof(line));
 		T_ASSERT_OK(evt_tracedat_print(td, &rec, &s));

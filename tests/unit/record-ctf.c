@@ -44,12 +44,7 @@
 #endif
 
 static char tmpdir[] = "/tmp/evt-recctf-XXXXXX";
-static char top[4096], tool[4200], demo[4200];
-
-static void resolve(char *out, size_t cap, const char *rel)
-{
-	snprintf(out, cap, "%s%s%s", rel[0] == '/' ? "" : top, rel[0] == '/' ? "" : "/", rel);
-}
+static char tool[4200], demo[4200];
 
 static long count(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -239,9 +234,8 @@ static void check_tsc(void)
 
 int main(void)
 {
-	T_ASSERT(getcwd(top, sizeof(top)));
-	resolve(tool, sizeof(tool), EVT_TOOL);
-	resolve(demo, sizeof(demo), RECORD_DEMO);
+	t_abspath(tool, sizeof(tool), EVT_TOOL);
+	t_abspath(demo, sizeof(demo), RECORD_DEMO);
 	if (access(tool, X_OK) || access(demo, X_OK))
 		t_skip("%s or %s is not built", tool, demo);
 	if (t_sh("command -v babeltrace2 >/dev/null 2>&1"))

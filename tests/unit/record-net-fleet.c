@@ -52,15 +52,10 @@
 #define PORT	  4000
 
 static char tmpdir[] = "/tmp/evt-fleet-XXXXXX";
-static char top[4096], tool[4200], demo[4200];
+static char tool[4200], demo[4200];
 static char ns[3][32]; /* host A, host B, the collector */
 static int ns_made;
 static pid_t listener = -1;
-
-static void resolve(char *out, size_t cap, const char *rel)
-{
-	snprintf(out, cap, "%s%s%s", rel[0] == '/' ? "" : top, rel[0] == '/' ? "" : "/", rel);
-}
 
 /* atexit: the listener stopped, every namespace we made deleted, the files removed. */
 static void cleanup(void)
@@ -215,9 +210,8 @@ int main(void)
 	long n;
 	int st;
 
-	T_ASSERT(getcwd(top, sizeof(top)));
-	resolve(tool, sizeof(tool), EVT_TOOL);
-	resolve(demo, sizeof(demo), RECORD_DEMO);
+	t_abspath(tool, sizeof(tool), EVT_TOOL);
+	t_abspath(demo, sizeof(demo), RECORD_DEMO);
 	if (access(tool, X_OK) || access(demo, X_OK))
 		t_skip("%s or %s is not built", tool, demo);
 	if (geteuid())

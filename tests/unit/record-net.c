@@ -46,12 +46,7 @@
 #endif
 
 static char tmpdir[] = "/tmp/evt-recnet-XXXXXX";
-static char top[4096], tool[4200], demo[4200];
-
-static void resolve(char *out, size_t cap, const char *rel)
-{
-	snprintf(out, cap, "%s%s%s", rel[0] == '/' ? "" : top, rel[0] == '/' ? "" : "/", rel);
-}
+static char tool[4200], demo[4200];
 
 /* A listening socket on 127.0.0.1 at a free port; its fd, the port in *@port. */
 static int listen_any(unsigned int *port)
@@ -371,9 +366,8 @@ int main(void)
 	pid_t lpid, proxy, rec[2];
 	int st;
 
-	T_ASSERT(getcwd(top, sizeof(top)));
-	resolve(tool, sizeof(tool), EVT_TOOL);
-	resolve(demo, sizeof(demo), RECORD_DEMO);
+	t_abspath(tool, sizeof(tool), EVT_TOOL);
+	t_abspath(demo, sizeof(demo), RECORD_DEMO);
 	if (access(tool, X_OK) || access(demo, X_OK))
 		t_skip("%s or %s is not built", tool, demo);
 	if (t_sh("command -v trace-cmd >/dev/null 2>&1"))

@@ -26,15 +26,17 @@ static int read_all(const unsigned char *buf, size_t len, char *err, size_t errl
 	struct evt_seq s;
 	int ret;
 
-	ret = evt_tracedat_open_mem(buf, len, &td, err, errlen);
-	if (ret)
+	ret = evt_tracedat_open_mem(buf, len, &td);
+	if (ret) {
+		snprintf(err, errlen, "%s", evt_error_detail());
 		return ret;
+	}
 	while ((ret = evt_tracedat_next(td, &rec)) == 1 && max--) {
 		evt_seq_init(&s, line, sizeof(line));
 		evt_tracedat_print(td, &rec, &s);
 	}
 	if (ret < 0)
-		snprintf(err, errlen, "%s", evt_tracedat_error(td));
+		snprintf(err, errlen, "%s", evt_error_detail());
 	if (ret > 0)
 		ret = 0;
 	evt_tracedat_close(td);

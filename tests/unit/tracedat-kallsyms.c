@@ -37,7 +37,7 @@ int main(void)
 	struct evt_tracedat_record rec;
 	struct evt_tracedat *td;
 	struct td_rec *snap;
-	char name[64], err[200], lbuf[2048], want[2048], ksym[64] = "", *path;
+	char name[64], lbuf[2048], want[2048], ksym[64] = "", *path;
 	int nsnap, k = 0, stacks = 0, frames = 0, marks = 0, ret, len;
 	struct evt_seq s;
 
@@ -58,9 +58,9 @@ int main(void)
 	T_ASSERT(len > 0 && (size_t)len < sizeof(trace));
 	path = td_write_tmp(inst, "kallsyms");
 
-	ret = evt_tracedat_open(path, &td, err, sizeof(err));
+	ret = evt_tracedat_open(path, &td);
 	if (ret)
-		t_fail("open: %d %s", ret, err);
+		t_fail("open: %d %s", ret, evt_error_detail());
 	while ((ret = evt_tracedat_next(td, &rec)) == 1) {
 		const struct td_rec *r;
 		const char *nl;

@@ -67,7 +67,7 @@ static int cmp_line(const void *a, const void *b)
 
 int main(void)
 {
-	char v7[128], v6[128], cmd[1024], buf[1024], err[200], name[64];
+	char v7[128], v6[128], cmd[1024], buf[1024], name[64];
 	struct line *tc = NULL, *ours = NULL;
 	int ntc = 0, nours = 0, ret;
 	struct evt_tracedat *td;
@@ -146,9 +146,9 @@ int main(void)
 	if (ntc == 0)
 		t_skip("the kernel recorded no sched events");
 
-	ret = evt_tracedat_open(v6, &td, err, sizeof(err));
+	ret = evt_tracedat_open(v6, &td);
 	if (ret)
-		t_fail("open %s: %d %s", v6, ret, err);
+		t_fail("open %s: %d %s", v6, ret, evt_error_detail());
 	while ((ret = evt_tracedat_next(td, &rec)) == 1) {
 		struct line l = { 0 };
 		const struct evt_field *pidf = NULL;
@@ -167,7 +167,7 @@ int main(void)
 		ours[nours++] = l;
 	}
 	if (ret < 0)
-		t_fail("next: %s", evt_tracedat_error(td));
+		t_fail("next: %s", evt_error_detail());
 	T_ASSERT(!strcmp(evt_tracedat_clock(td), "local") || evt_tracedat_clock(td)[0]);
 	evt_tracedat_close(td);
 	unlink(v6);

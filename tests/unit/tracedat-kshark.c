@@ -163,15 +163,14 @@ static void ks_check(const char *what, const char *path, const struct ks_expect 
 	struct td_rec *recs = x ? x->recs : NULL;
 	int nrecs = x ? x->nrecs : 0, nmissed = 0, ncpus, *start, *pos;
 	struct ks_entry **rows = NULL;
-	char err[200];
 	ssize_t n;
 	int sd, ret, markers = 0, stacks = 0, seen = 0, missed_seen = 0;
 	int64_t last_ts = 0;
 
 	/* our reader: the records (when not given), which ones follow lost events */
-	ret = evt_tracedat_open(path, &td, err, sizeof(err));
+	ret = evt_tracedat_open(path, &td);
 	if (ret)
-		t_fail("%s: our reader: %d %s", what, ret, err);
+		t_fail("%s: our reader: %d %s", what, ret, evt_error_detail());
 	ncpus = evt_tracedat_nr_cpus(td);
 	if (!x) {
 		int cap = 64;
@@ -371,10 +370,9 @@ int main(void)
 		struct evt_tracedat_record rec;
 		struct evt_tracedat *td;
 		uint64_t prev = 0;
-		char err[200];
 		int n = 0;
 
-		T_ASSERT_OK(evt_tracedat_open(path, &td, err, sizeof(err)));
+		T_ASSERT_OK(evt_tracedat_open(path, &td));
 		for (; evt_tracedat_next(td, &rec) == 1; n++, prev = rec.ts)
 			T_ASSERT(!n || rec.ts - prev > (1ULL << 27));
 		T_ASSERT_EQ(n, 3);

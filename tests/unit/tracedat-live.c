@@ -122,7 +122,7 @@ int main(void)
 	uint64_t ts0[8], ts1[8], dropped = 0;
 	unsigned short ty[8];
 	int val[8], seen[2] = { 0, 0 }, fd;
-	char path[64], err[200];
+	char path[64];
 	size_t hlen;
 
 	T_ASSERT_OK(evt_tracedat_live_begin(&m, &l, &hdr, &hlen, &st));
@@ -161,8 +161,8 @@ int main(void)
 	T_ASSERT(fd >= 0);
 	T_ASSERT(evt_tracedat_write_merged(&m, fd, &st) > 0);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	if (evt_tracedat_open(path, &td, err, sizeof(err)))
-		t_fail("open: %s", err);
+	if (evt_tracedat_open(path, &td))
+		t_fail("open: %s", evt_error_detail());
 	while (evt_tracedat_next(td, &rec) == 1) {
 		int c = rec.cpu, v;
 

@@ -19,7 +19,7 @@ int main(void)
 	struct evt_tracedat *td;
 	struct evt_tracedat_record rec;
 	struct td_rec *snap;
-	char **lines, **got, err[200], lbuf[1024];
+	char **lines, **got, lbuf[1024];
 	int nsnap, nlines, n = 0, ret, *pos, *start;
 	uint64_t last_ts = 0;
 	char *path;
@@ -35,9 +35,9 @@ int main(void)
 	/* the write consumed the buffer */
 	T_ASSERT(evt_ring_buffer_empty(evt_instance_ring_buffer(inst)));
 
-	ret = evt_tracedat_open(path, &td, err, sizeof(err));
+	ret = evt_tracedat_open(path, &td);
 	if (ret)
-		t_fail("open: %d %s", ret, err);
+		t_fail("open: %d %s", ret, evt_error_detail());
 	T_ASSERT_EQ(evt_tracedat_nr_cpus(td), evt_instance_nr_cpus(inst));
 	T_ASSERT_EQ(evt_tracedat_page_size(td), 4096);
 	T_ASSERT(!strcmp(evt_tracedat_clock(td), evt_instance_clock(inst)));
@@ -91,7 +91,7 @@ int main(void)
 		got[n++] = strdup(s.buf);
 	}
 	if (ret < 0)
-		t_fail("next: %d %s", ret, evt_tracedat_error(td));
+		t_fail("next: %d %s", ret, evt_error_detail());
 	T_ASSERT_EQ(n, nsnap);
 
 	/* the same lines as `trace` (ties in time may order CPUs differently) */
@@ -119,9 +119,9 @@ int main(void)
 
 	/* the instance is empty now: a file with every CPU empty reads as no records */
 	path = td_write_tmp(inst, "readback-empty");
-	ret = evt_tracedat_open(path, &td, err, sizeof(err));
+	ret = evt_tracedat_open(path, &td);
 	if (ret)
-		t_fail("open empty: %d %s", ret, err);
+		t_fail("open empty: %d %s", ret, evt_error_detail());
 	T_ASSERT_EQ(evt_tracedat_next(td, &rec), 0);
 	evt_tracedat_close(td);
 	unlink(path);

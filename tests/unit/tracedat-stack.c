@@ -53,11 +53,11 @@ int main(void)
 	{
 		struct evt_tracedat_record rec;
 		struct evt_tracedat *td;
-		char err[256], buf[8192];
+		char buf[8192];
 		struct evt_seq s;
 		int n = 0, st = 0;
 
-		T_ASSERT_OK(evt_tracedat_open(path, &td, err, sizeof(err)));
+		T_ASSERT_OK(evt_tracedat_open(path, &td));
 		while (evt_tracedat_next(td, &rec) == 1) {
 			evt_seq_init(&s, buf, sizeof(buf));
 			T_ASSERT_OK(evt_tracedat_print(td, &rec, &s));

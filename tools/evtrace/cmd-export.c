@@ -174,7 +174,7 @@ int cmd_export(int argc, char **argv)
 	sink.ctx = &fd;
 	ret = evt_tracedat_export_json(td, &opts, &sink, NULL);
 	if (ret == -EBADMSG) {
-		cmd_error("%s: %s", path, evt_tracedat_error(td));
+		cmd_error("%s: %s", path, evt_error_detail());
 	} else if (ret) {
 		cmd_error("%s: %s", out ? out : "standard output", strerror(-ret));
 		if (out)

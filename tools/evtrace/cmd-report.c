@@ -99,7 +99,7 @@ static void rp_advance(struct rp_input *in)
 	}
 	if (ret < 0) {
 		fflush(stdout);
-		cmd_error("%s: %s", in->path, evt_tracedat_error(in->td));
+		cmd_error("%s: %s", in->path, evt_error_detail());
 		in->failed = true;
 	}
 }

@@ -176,7 +176,7 @@ int cmd_ctf_write_dir(struct evt_tracedat *td, const struct cmd_ctf_args *a)
 	ret = ctf_dir_close(&cd, evt_tracedat_export_ctf(td, &o, &sink, &st));
 	if (ret == -EBADMSG) {
 		cmd_error("%s: %s (the CTF trace holds the %llu events before it)",
-			  a->source ? a->source : "input", evt_tracedat_error(td), st.records);
+			  a->source ? a->source : "input", evt_error_detail(), st.records);
 		return 1;
 	}
 	if (ret) {

@@ -25,6 +25,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <evtrace/error.h>
 #include <evtrace/tracedat.h>
 
 #include "evtrace-cmd.h"
@@ -738,6 +739,17 @@ int rj_open_tracedat(const char *path, char *err, size_t errlen)
 	return mfd;
 }
 
+/* evt_tracedat_open(), its failure's detail copied to @err */
+static int td_open(const char *path, struct evt_tracedat **tdp, char *err, size_t errlen)
+{
+	int ret = evt_tracedat_open(path, tdp);
+
+	if (ret && err && errlen)
+		snprintf(err, errlen, "%s", evt_error_detail()[0] ? evt_error_detail() :
+			 evt_strerror(ret));
+	return ret;
+}
+
 int rj_tracedat_open(const char *path, struct evt_tracedat **tdp, char *err, size_t errlen)
 {
 	char proc[64];
@@ -746,20 +758,20 @@ int rj_tracedat_open(const char *path, struct evt_tracedat **tdp, char *err, siz
 
 	/* only a regular file is looked at twice (a FIFO's bytes would be gone) */
 	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-		return evt_tracedat_open(path, tdp, err, errlen);
+		return td_open(path, tdp, err, errlen);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	j = fd < 0 ? 0 : rj_is_journal(fd);
 	if (fd >= 0)
 		close(fd);
 	if (j != 1)
-		return evt_tracedat_open(path, tdp, err, errlen);
+		return td_open(path, tdp, err, errlen);
 	fprintf(stderr, "evtrace: %s: an unfinished recording (a journal: its recorder was "
 		"killed or failed), read as `evtrace recover` would make it\n", path);
 	fd = rj_open_tracedat(path, err, errlen);
 	if (fd < 0)
 		return fd;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	ret = evt_tracedat_open(proc, tdp, err, errlen);
+	ret = td_open(proc, tdp, err, errlen);
 	close(fd);
 	return ret;
 }

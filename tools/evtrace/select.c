@@ -100,12 +100,13 @@ int cmd_select_check(struct cmd_select *s, struct evt_tracedat *td)
 		return 0;
 	for (int i = 0; i < evt_tracedat_nr_events(td); i++) {
 		struct evt_tracedat_filter *f = NULL;
-		int ret = evt_tracedat_filter_compile(evt_tracedat_event(td, i), s->filter, &f, err,
-						      sizeof(err));
+		int ret = evt_tracedat_filter_compile(evt_tracedat_event(td, i), s->filter, &f);
 
 		evt_tracedat_filter_free(f);
 		if (!ret)
 			return 0;
+		if (evt_error_detail()[0])
+			snprintf(err, sizeof(err), "%s", evt_error_detail());
 	}
 	cmd_error("filter '%s': %s", s->filter, err);
 	return -1;
@@ -117,7 +118,7 @@ static bool sel_filter(struct cmd_select *s, const struct evt_tracedat_record *r
 	unsigned int id = rec->event->id & 0xffff;
 
 	if (!s->fstate[id]) {
-		int ret = evt_tracedat_filter_compile(rec->event, s->filter, &s->fprog[id], NULL, 0);
+		int ret = evt_tracedat_filter_compile(rec->event, s->filter, &s->fprog[id]);
 
 		s->fstate[id] = ret ? 2 : 1;
 	}
