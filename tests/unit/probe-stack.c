@@ -119,7 +119,7 @@ int main(void)
 	T_ECHO("!stacktrace", "events/ps/ent/trigger");
 	T_ECHO("hist:keys=common_stacktrace", "events/ps/ent/trigger");
 	T_ECHO("1", "events/ps/ent/enable");
-	for (int i = 0; i < 2; i++) /* from one call site: one key */
+	for (volatile int i = 0; i < 2; i++) /* one call site (not unrolled): one key */
 		T_ASSERT_EQ(ps_top(1), 5);
 	T_ECHO("0", "events/ps/ent/enable");
 	t = cat("events/ps/ent/hist");
