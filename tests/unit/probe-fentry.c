@@ -91,7 +91,6 @@ static void call_once(long a, long b)
 int main(void)
 {
 	unsigned char before[32];
-	struct probe_site *site;
 	const uint8_t *saved;
 	uint64_t addr = 0;
 	size_t n = 0;
@@ -101,16 +100,11 @@ int main(void)
 	memcpy(before, (void *)traced, sizeof(before));
 	elen = entry_len((const uint8_t *)traced);
 	call_once(1, 1);
-	if (echo("p:fentry/ent traced a=%di:s64 b=%si:s64", "kprobe_events") < 0 ||
-	    echo("r:fentry/ret traced ret=$retval:s64", "kprobe_events") < 0)
-		t_fail("%s", cat("error_log"));
+	probe_define("p:fentry/ent traced a=%di:s64 b=%si:s64");
+	probe_define("r:fentry/ret traced ret=$retval:s64");
 
 	/* the jump is exactly over that instruction, the function's own code untouched */
-	event_lock();
-	site = probe_site_of_locked("fentry", "ent", &addr);
-	T_ASSERT(site != NULL);
-	saved = probe_site_saved(site, &n);
-	event_unlock();
+	saved = probe_site_bytes("fentry", "ent", &addr, &n);
 	T_ASSERT_EQ(addr, (uint64_t)(uintptr_t)traced);
 	T_ASSERT_EQ(n, elen);
 	T_ASSERT(memcmp(saved, before, elen) == 0);

@@ -29,7 +29,6 @@ static bool all_nops(const uint8_t *p, size_t n)
 int main(void)
 {
 	unsigned char before[32];
-	struct probe_site *site;
 	const uint8_t *saved;
 	uint64_t addr = 0;
 	size_t n = 0;
@@ -38,16 +37,11 @@ int main(void)
 	probe_require();
 	memcpy(before, (void *)padded, sizeof(before));
 	T_ASSERT(all_nops(before, 5));
-	if (echo("p:pad/ent padded a=%di:s64 b=%si:s64", "kprobe_events") < 0 ||
-	    echo("r:pad/ret padded ret=$retval:s64", "kprobe_events") < 0)
-		t_fail("%s", cat("error_log"));
+	probe_define("p:pad/ent padded a=%di:s64 b=%si:s64");
+	probe_define("r:pad/ret padded ret=$retval:s64");
 
 	/* the jump is exactly over the pad */
-	event_lock();
-	site = probe_site_of_locked("pad", "ent", &addr);
-	T_ASSERT(site != NULL);
-	saved = probe_site_saved(site, &n);
-	event_unlock();
+	saved = probe_site_bytes("pad", "ent", &addr, &n);
 	T_ASSERT_EQ(addr, (uint64_t)(uintptr_t)padded);
 	T_ASSERT_EQ(n, 5);
 	T_ASSERT(all_nops(saved, n));

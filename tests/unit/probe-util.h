@@ -61,6 +61,34 @@ static inline __attribute__((unused)) void trace_clear(void)
 			t_fail("%s:%d: \"%s\" in:\n%s", __FILE__, __LINE__, t_n_, t_h_);           \
 	} while (0)
 
+/* Define a probe (a kprobe_events line), or fail with the error_log. */
+static inline __attribute__((unused)) void probe_define(const char *line)
+{
+	if (echo(line, "kprobe_events") < 0)
+		t_fail("%s: %s", line, cat("error_log"));
+}
+
+/*
+ * The site of probe @grp/@ev: the address patched (*@addr) and the original bytes its
+ * patch replaced (*@n of them). Fails the test if the probe has no site.
+ */
+static inline __attribute__((unused)) const uint8_t *probe_site_bytes(const char *grp,
+								      const char *ev,
+								      uint64_t *addr, size_t *n)
+{
+	struct probe_site *site;
+	const uint8_t *saved = NULL;
+
+	event_lock();
+	site = probe_site_of_locked(grp, ev, addr);
+	if (site)
+		saved = probe_site_saved(site, n);
+	event_unlock();
+	if (!saved)
+		t_fail("no site for %s/%s", grp, ev);
+	return saved;
+}
+
 /*
  * Skip where the build has no probe mechanism (x86-64 with Zydis).
  * probe_require_evacuation(): also under ThreadSanitizer, for a test whose threads must be
