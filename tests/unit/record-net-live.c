@@ -49,6 +49,7 @@
 #include "control-tp.h"
 
 #include "cmd-record-util.h"
+#include "net-test.h"
 
 #define PHASE 1000
 
@@ -72,101 +73,6 @@ static int child_main(const char *ready)
 	return 0;
 }
 
-/* A free port on 127.0.0.1 (bound, then let go for trace-cmd). */
-static unsigned int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	T_ASSERT(fd >= 0);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	T_ASSERT_EQ(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	T_ASSERT_EQ(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	close(fd);
-	return ntohs(a.sin_port);
-}
-
-static bool can_connect(unsigned int port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	bool ok;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ok = connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
-	close(fd);
-	return ok;
-}
-
-/* trace-cmd listen on @port writing into @dir, in a process group of its own. */
-static pid_t start_listener(unsigned int port, const char *dir)
-{
-	char p[16];
-	pid_t pid;
-
-	snprintf(p, sizeof(p), "%u", port);
-	pid = fork();
-	T_ASSERT(pid >= 0);
-	if (pid == 0) {
-		int nul = open("/dev/null", O_WRONLY);
-
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		dup2(nul, 1);
-		dup2(nul, 2);
-		execlp("trace-cmd", "trace-cmd", "listen", "-p", p, "-d", dir, (char *)NULL);
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	for (int i = 0; i < 250 && !can_connect(port); i++)
-		usleep(20000);
-	T_ASSERT(can_connect(port));
-	return pid;
-}
-
-static void read_full(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t r = read(fd, p, len);
-
-		if (r <= 0)
-			_exit(3);
-		p += r;
-		len -= (size_t)r;
-	}
-}
-
-/* A NUL-terminated string of at most @cap bytes (a child's: exits on errors). */
-static void read_string(int fd, char *buf, size_t cap)
-{
-	for (size_t i = 0; i < cap; i++) {
-		read_full(fd, buf + i, 1);
-		if (!buf[i])
-			return;
-	}
-	_exit(6);
-}
-
-/* A socket listening on 127.0.0.1 at a free port (the port in *@port). */
-static int listen_any(unsigned int *port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		_exit(2);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 16) ||
-	    getsockname(fd, (struct sockaddr *)&a, &len))
-		_exit(2);
-	*port = ntohs(a.sin_port);
-	return fd;
-}
-
 /*
  * The fake listener of version 1 only, in a child: closes on "-1V3" (as trace-cmd 3.1's
  * listener does on a version it does not know), then on a new connection takes version
@@ -183,23 +89,23 @@ static void v1_listener(int lfd, const char *dir)
 	c = accept(lfd, NULL, NULL);
 	if (c < 0 || write(c, "tracecmd", 8) != 8)
 		_exit(2);
-	read_full(c, v, 5);
+	tnet_read_full(c, v, 5);
 	if (memcmp(v, "-1V3", 5))
 		_exit(5);
 	close(c);
 	c = accept(lfd, NULL, NULL);
 	if (c < 0 || write(c, "tracecmd", 8) != 8)
 		_exit(2);
-	read_string(c, v, sizeof(v));
+	tnet_read_string(c, v, sizeof(v));
 	cpus = atoi(v);
 	if (cpus < 1 || cpus > 8)
 		_exit(5);
 	for (int i = 0; i < 4; i++) /* page size, "1", "4", "TCP" */
-		read_string(c, v, sizeof(v));
+		tnet_read_string(c, v, sizeof(v));
 	if (strcmp(v, "TCP"))
 		_exit(5);
 	for (int i = 0; i < cpus; i++) {
-		int l = listen_any(&ports[i]);
+		int l = tnet_listen_any(&ports[i]);
 
 		fds[i + 1] = l;
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%u", i ? "," : "",
@@ -287,7 +193,7 @@ static void start_run(struct run *r)
 	snprintf(ready, sizeof(ready), "%s/%s.ready", tmpdir, r->name);
 	T_ASSERT_EQ(mkdir(r->dir, 0755), 0);
 	if (r->v1) {
-		int lfd = listen_any(&r->port);
+		int lfd = tnet_listen_any(&r->port);
 
 		r->listener = fork();
 		T_ASSERT(r->listener >= 0);
@@ -298,8 +204,8 @@ static void start_run(struct run *r)
 		}
 		close(lfd);
 	} else {
-		r->port = free_port();
-		r->listener = start_listener(r->port, r->dir);
+		r->port = tnet_free_port();
+		r->listener = tnet_trace_cmd_listen(r->port, r->dir);
 	}
 	T_ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
 	r->prog = fork();

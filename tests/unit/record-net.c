@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "net-test.h"
 
 #ifndef EVT_TOOL
 #define EVT_TOOL "build/tools/evtrace"
@@ -48,57 +49,11 @@
 static char tmpdir[] = "/tmp/evt-recnet-XXXXXX";
 static char tool[4200], demo[4200];
 
-/* A listening socket on 127.0.0.1 at a free port; its fd, the port in *@port. */
-static int listen_any(unsigned int *port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	T_ASSERT(fd >= 0);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	T_ASSERT_EQ(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	T_ASSERT_EQ(listen(fd, 64), 0);
-	T_ASSERT_EQ(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	*port = ntohs(a.sin_port);
-	return fd;
-}
-
-/* Can we connect to 127.0.0.1:@port? */
-static int can_connect(unsigned int port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ok = connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
-	close(fd);
-	return ok;
-}
-
+/* trace-cmd listen on a free port of 127.0.0.1, writing into the scratch directory. */
 static pid_t start_listener(unsigned int *port)
 {
-	char p[16];
-	pid_t pid;
-	int fd = listen_any(port); /* a free port: taken, then given to trace-cmd */
-
-	close(fd);
-	snprintf(p, sizeof(p), "%u", *port);
-	pid = fork();
-	T_ASSERT(pid >= 0);
-	if (pid == 0) {
-		int nul = open("/dev/null", O_WRONLY);
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		dup2(nul, 1);
-		dup2(nul, 2);
-		execlp("trace-cmd", "trace-cmd", "listen", "-p", p, "-d", tmpdir, (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 250 && !can_connect(*port); i++)
-		usleep(20000);
-	T_ASSERT(can_connect(*port));
-	return pid;
+	*port = tnet_free_port();
+	return tnet_trace_cmd_listen(*port, tmpdir);
 }
 
 /* The records `evtrace report` reads in @path. */
@@ -115,31 +70,6 @@ static long count_records(const char *path)
 		n = atol(buf);
 	pclose(p);
 	return n;
-}
-
-static void read_full(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t r = read(fd, p, len);
-
-		if (r <= 0)
-			_exit(3);
-		p += r;
-		len -= (size_t)r;
-	}
-}
-
-/* A NUL-terminated string of at most @cap bytes from @fd (a child's: exits on errors). */
-static void read_string(int fd, char *buf, size_t cap)
-{
-	for (size_t i = 0; i < cap; i++) {
-		read_full(fd, buf + i, 1);
-		if (!buf[i])
-			return;
-	}
-	_exit(6);
 }
 
 /*
@@ -184,7 +114,7 @@ static void take_all(int *fds, int n, int *out)
  */
 static pid_t start_v1_listener(unsigned int *port)
 {
-	int lfd = listen_any(port);
+	int lfd = tnet_listen_any(port);
 	pid_t pid = fork();
 
 	T_ASSERT(pid >= 0);
@@ -198,27 +128,27 @@ static pid_t start_v1_listener(unsigned int *port)
 		c = accept(lfd, NULL, NULL);
 		if (c < 0 || write(c, "tracecmd", 8) != 8)
 			_exit(2);
-		read_full(c, v, 5);
+		tnet_read_full(c, v, 5);
 		if (memcmp(v, "-1V3", 5))
 			_exit(5);
 		close(c);
 		c = accept(lfd, NULL, NULL);
 		if (c < 0 || write(c, "tracecmd", 8) != 8)
 			_exit(2);
-		read_string(c, v, sizeof(v));
+		tnet_read_string(c, v, sizeof(v));
 		cpus = atoi(v);
 		if (cpus < 1 || cpus > 8)
 			_exit(5);
-		read_string(c, v, sizeof(v)); /* the page size */
-		read_string(c, v, sizeof(v));
+		tnet_read_string(c, v, sizeof(v)); /* the page size */
+		tnet_read_string(c, v, sizeof(v));
 		if (strcmp(v, "1"))
 			_exit(5);
-		read_string(c, v, sizeof(v));
-		read_string(c, v, sizeof(v));
+		tnet_read_string(c, v, sizeof(v));
+		tnet_read_string(c, v, sizeof(v));
 		if (strcmp(v, "TCP"))
 			_exit(5);
 		for (int i = 0; i < cpus; i++) {
-			lfds[i] = listen_any(&ports[i]);
+			lfds[i] = tnet_listen_any(&ports[i]);
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%u",
 				 i ? "," : "", ports[i]);
 		}
@@ -267,7 +197,7 @@ static void check_v1(const char *local)
 static pid_t start_dying_v3(unsigned int *port)
 {
 	unsigned int dport;
-	int lfd = listen_any(port), dfd = listen_any(&dport);
+	int lfd = tnet_listen_any(port), dfd = tnet_listen_any(&dport);
 	pid_t pid = fork();
 
 	T_ASSERT(pid >= 0);
@@ -281,16 +211,16 @@ static pid_t start_dying_v3(unsigned int *port)
 		c = accept(lfd, NULL, NULL);
 		if (c < 0 || write(c, "tracecmd", 8) != 8)
 			_exit(2);
-		read_full(c, buf, 5);
+		tnet_read_full(c, buf, 5);
 		if (write(c, "V3", 3) != 3)
 			_exit(2);
-		read_full(c, buf, 8);
+		tnet_read_full(c, buf, 8);
 		if (write(c, "OK", 2) != 2)
 			_exit(2);
-		read_full(c, hdr, sizeof(hdr));
+		tnet_read_full(c, hdr, sizeof(hdr));
 		if (ntohl(hdr[0]) < 16 || ntohl(hdr[0]) > sizeof(buf))
 			_exit(5);
-		read_full(c, buf, ntohl(hdr[0]) - 12);
+		tnet_read_full(c, buf, ntohl(hdr[0]) - 12);
 		memcpy(&cpus, buf, 4); /* TINIT: the CPU count first */
 		plen = snprintf(ports, sizeof(ports), "%u", dport) + 1;
 		len = 16;
@@ -304,7 +234,7 @@ static pid_t start_dying_v3(unsigned int *port)
 		memcpy(buf + 12, &cpus, 4);
 		if (write(c, buf, (size_t)len) != len)
 			_exit(2);
-		read_full(c, buf, 64);
+		tnet_read_full(c, buf, 64);
 		_exit(0);
 	}
 	close(lfd);
@@ -418,7 +348,7 @@ int main(void)
 
 	/* listeners that go away: after the greeting; of version 3, mid-stream */
 	{
-		int lfd = listen_any(&port), cfd;
+		int lfd = tnet_listen_any(&port), cfd;
 		pid_t fake = fork();
 
 		T_ASSERT(fake >= 0);
