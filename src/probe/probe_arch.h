@@ -249,8 +249,14 @@ struct shadow_ent {
 /* One per thread that hit a return probe, mmap()ed at its first hit (async-signal-safe). */
 struct probe_thread {
 	unsigned int depth;
+	/* the re-entry guard: a hit inside a handler (or a signal handler interrupting one)
+	 * is missed, never nested (probe_enter()); only this thread touches it */
+	unsigned char nest;
 	struct shadow_ent ent[SHADOW_MAX];
 };
+
+/* Before the first site goes live: what a thread's first hit needs (its record's key). */
+void probe_thread_prepare(void);
 
 /* This thread's shadow stack, or NULL (none yet). */
 struct probe_thread *probe_shadow_thread(void);

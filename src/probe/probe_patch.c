@@ -332,6 +332,7 @@ int probe_site_install(struct probe *p, uint64_t addr, uint64_t func, uint64_t s
 		*why = "too many probe sites";
 		return -ENOSPC;
 	}
+	probe_thread_prepare(); /* before any thread can hit the site */
 	ret = arch_site_measure(&addr, func, size, &len, why);
 	if (ret)
 		return ret;

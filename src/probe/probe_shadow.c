@@ -24,30 +24,13 @@
 #ifdef PROBE_HAVE_ARCH
 
 
-/* The one thread-local pointer (general-dynamic TLS: the library stays dlopen()able). */
+/* The one thread-local pointer (general-dynamic TLS: the library stays dlopen()able); the
+ * re-entry guard is in its record, not a TLS byte of its own (compile/tls-budget). */
 static __thread struct probe_thread *probe_thr;
-/* The per-thread re-entry guard: a hit inside a handler (or a signal handler
- * interrupting one) is missed, never nested. Only this thread touches it. Beside
- * probe_thr, in this file, so that the library's TLS block has no hole for it. */
-static __thread unsigned char probe_nest;
 static pthread_key_t thr_key;
 static pthread_once_t thr_once = PTHREAD_ONCE_INIT;
 static uint8_t *ret_tramp; /* written once under event_mutex before any hijack */
 
-bool probe_enter(void)
-{
-	if (probe_nest)
-		return false;
-	probe_nest = 1;
-	signal_fence(); /* the flag is set before the handler's body, for a signal handler */
-	return true;
-}
-
-void probe_leave(void)
-{
-	signal_fence(); /* the handler's body is done before the flag clears */
-	probe_nest = 0;
-}
 
 /* At thread exit (a key destructor, in the thread): frames left never return. */
 static void thr_free(void *arg)
@@ -80,6 +63,29 @@ static struct probe_thread *thr_get(void)
 	/* glibc's keys below 32 live in the thread descriptor: no allocation here */
 	pthread_setspecific(thr_key, t);
 	return t;
+}
+
+void probe_thread_prepare(void)
+{
+	pthread_once(&thr_once, thr_key_init);
+}
+
+/* A hit begins: false if this thread is in a hit already, or has no record (no memory). */
+bool probe_enter(void)
+{
+	struct probe_thread *t = thr_get();
+
+	if (!t || t->nest)
+		return false;
+	t->nest = 1;
+	signal_fence(); /* the flag is set before the handler's body, for a signal handler */
+	return true;
+}
+
+void probe_leave(void)
+{
+	signal_fence(); /* the handler's body is done before the flag clears */
+	probe_thr->nest = 0; /* probe_enter() made the record; only thr_free() unmaps it */
 }
 
 struct probe_thread *probe_shadow_thread(void)
