@@ -132,6 +132,13 @@ void probe_cfi_value(struct probe_cfi *c, unsigned int reg, uint64_t value)
 		put(c, (uint8_t)(value >> (8 * i)));
 }
 
+void *probe_libgcc_s(void)
+{
+	void *h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_NOLOAD);
+
+	return h ? h : dlopen("libgcc_s.so.1", RTLD_NOW);
+}
+
 /* The unwinder's registration function: libgcc_s's, loaded by glibc's backtrace() already. */
 static void (*register_fn(void))(const void *)
 {
@@ -140,9 +147,7 @@ static void (*register_fn(void))(const void *)
 
 	if (fn)
 		return fn;
-	h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_NOLOAD);
-	if (!h)
-		h = dlopen("libgcc_s.so.1", RTLD_NOW);
+	h = probe_libgcc_s();
 	if (h)
 		fn = (void (*)(const void *))dlsym(h, "__register_frame");
 	return fn;

@@ -27,6 +27,12 @@ void probe_cfi_saved_at(struct probe_cfi *c, unsigned int reg, int64_t cfa_off);
 void probe_cfi_value(struct probe_cfi *c, unsigned int reg, uint64_t value);
 
 /*
+ * probe_libgcc_s() - libgcc_s, the unwinder of glibc's backtrace() and of C++ exceptions:
+ * its handle, loaded if it was not yet, or NULL. Context: not from a hit (dlopen).
+ */
+void *probe_libgcc_s(void);
+
+/*
  * probe_cfi_register() - register @c for the code in [@lo, @hi), @ra_reg being the
  * return-address column; @signal_frame: the return address is the exact pc of the caller
  * (an interrupted instruction), not the address after a call.

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "probe/probe_arch.h"
+#include "probe/probe_cfi.h"
 
 #ifdef PROBE_HAVE_ARCH
 
@@ -129,8 +130,7 @@ int probe_unwind_hooks(void)
 	for (unsigned int i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
 		if (done[i])
 			continue;
-		if (!dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_NOLOAD) &&
-		    !dlopen("libgcc_s.so.1", RTLD_NOW))
+		if (!probe_libgcc_s())
 			return -EOPNOTSUPP;
 		ret = unwind_hook("libgcc_s", entries[i], unwind_restore);
 		if (ret && ret != -ENOENT) /* -ENOENT: an older libgcc, fewer entries */
