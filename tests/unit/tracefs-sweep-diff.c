@@ -34,12 +34,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kdiff.h"
 #include "trigger-util.h"
 
 #define CREATE_TRACE_POINTS
 #include "tracefs-sweep-tp.h"
 
-#define KT "/sys/kernel/tracing/"
+#define KT KD_TRACING
+#define KI "instances/" INST "/"
 #define INST "tfsweep-i"
 #define OUT_MAX (1 << 20)
 
@@ -255,36 +257,12 @@ static char rbuf[1 << 20];
 
 static ssize_t k_write(const char *path, const char *text, bool trunc)
 {
-	char full[512];
-	ssize_t n;
-	int fd;
-
-	snprintf(full, sizeof(full), KT "instances/" INST "/%s", path);
-	fd = open(full, O_WRONLY | (trunc ? O_TRUNC : O_APPEND));
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	return n;
+	return kd_kernel_write(KI, path, text, trunc ? O_TRUNC : O_APPEND);
 }
 
 static const char *k_read(const char *path)
 {
-	char full[512];
-	size_t len = 0;
-	ssize_t n;
-	int fd;
-
-	snprintf(full, sizeof(full), KT "instances/" INST "/%s", path);
-	fd = open(full, O_RDONLY);
-	if (fd < 0)
-		t_fail("open %s: %s", full, strerror(errno));
-	while (len < sizeof(rbuf) - 1 && (n = read(fd, rbuf + len, sizeof(rbuf) - 1 - len)) > 0)
-		len += (size_t)n;
-	close(fd);
-	rbuf[len] = '\0';
+	snprintf(rbuf, sizeof(rbuf), "%s", kd_kernel_read(KI, path));
 	return rbuf;
 }
 
@@ -328,36 +306,6 @@ static int e_rmdir(void)
 static const struct side kernel_side = { k_write, k_read, k_mkdir, k_rmdir };
 static const struct side our_side = { e_write, e_read, e_mkdir, e_rmdir };
 
-static void add(char *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void add(char *out, const char *fmt, ...)
-{
-	size_t n = strlen(out);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(out + n, OUT_MAX - n, fmt, ap);
-	va_end(ap);
-}
-
-/* @s with its control characters as \n, \t */
-static const char *esc(const char *s)
-{
-	static char buf[1024];
-	size_t n = 0;
-
-	for (; *s && n < sizeof(buf) - 3; s++) {
-		if (*s == '\n' || *s == '\t') {
-			buf[n++] = '\\';
-			buf[n++] = *s == '\n' ? 'n' : 't';
-		} else {
-			buf[n++] = *s;
-		}
-	}
-	buf[n] = '\0';
-	return buf;
-}
-
 /* The records of trace, as "a=.. b=.." (the kernel's uprobe lines have "(0x...) " before). */
 static void add_records(char *out, const char *t)
 {
@@ -368,7 +316,7 @@ static void add_records(char *out, const char *t)
 		long va, vb;
 
 		if (*l != '#' && a && a < l + len && sscanf(a, " a=%ld b=%ld", &va, &vb) == 2)
-			add(out, "| a=%ld b=%ld\n", va, vb);
+			kd_add(out, OUT_MAX, "| a=%ld b=%ld\n", va, vb);
 		l += len;
 	}
 }
@@ -376,23 +324,10 @@ static void add_records(char *out, const char *t)
 static void add_text(char *out, const char *path, const char *t)
 {
 	if (strstr(path, "trigger") && !strncmp(t, "# Available triggers:", 21)) {
-		add(out, "| (none)\n");
+		kd_add(out, OUT_MAX, "| (none)\n");
 		return;
 	}
-	for (const char *l = t; *l;) {
-		const char *e = strchr(l, '\n');
-		size_t len = e ? (size_t)(e - l) : strlen(l);
-
-		/* error_log's "[  123.456789] " */
-		if (*l == '[' && memchr(l, ']', len)) {
-			const char *r = memchr(l, ']', len) + 2;
-
-			len -= (size_t)(r - l);
-			l = r;
-		}
-		add(out, "| %.*s\n", (int)len, l);
-		l += len + (e ? 1 : 0);
-	}
+	kd_add_text(out, OUT_MAX, t);
 }
 
 static void fire(void)
@@ -408,25 +343,25 @@ static void run(const struct side *s, char *out)
 
 		switch (st->op) {
 		case 'M':
-			add(out, "M = %d\n", s->mkdir());
+			kd_add(out, OUT_MAX, "M = %d\n", s->mkdir());
 			break;
 		case 'D':
-			add(out, "D = %d\n", s->rmdir());
+			kd_add(out, OUT_MAX, "D = %d\n", s->rmdir());
 			break;
 		case 'W':
 		case 'T':
-			add(out, "%c %s '%s' = %zd\n", st->op, st->path, esc(st->text),
+			kd_add(out, OUT_MAX, "%c %s '%s' = %zd\n", st->op, st->path, kd_esc(st->text),
 			    s->write(st->path, st->text, st->op == 'T'));
 			break;
 		case 'F':
 			fire();
 			break;
 		case 'P':
-			add(out, "P\n");
+			kd_add(out, OUT_MAX, "P\n");
 			add_records(out, s->read(st->path));
 			break;
 		case 'R':
-			add(out, "R %s\n", st->path);
+			kd_add(out, OUT_MAX, "R %s\n", st->path);
 			add_text(out, st->path, s->read(st->path));
 			break;
 		}
@@ -437,56 +372,13 @@ static void run(const struct side *s, char *out)
 
 static bool k_made_probes;
 
-static int k_probe_write(const char *text)
-{
-	int fd = open(KT "uprobe_events", O_WRONLY | O_APPEND);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return (int)n;
-}
-
 static void k_cleanup(void)
 {
-	char cmd[64];
-
 	rmdir(KT "instances/" INST);
 	if (k_made_probes) {
-		for (int e = 0; e < 2; e++) {
-			snprintf(cmd, sizeof(cmd), "-:tfsweep/%s\n", events[e]);
-			k_probe_write(cmd);
-		}
+		kd_uprobes_remove("tfsweep", 2, events);
 		k_made_probes = false;
 	}
-}
-
-/* The file offset of @fn in the file mapped at it (uprobes want file offsets). */
-static int file_offset(void *fn, char *file, size_t size, unsigned long *off)
-{
-	unsigned long addr = (unsigned long)fn, lo, hi, foff;
-	char line[1024], perm[8], path[768];
-	FILE *f = fopen("/proc/self/maps", "r");
-	int found = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		path[0] = '\0';
-		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %767s", &lo, &hi, perm, &foff, path) < 4)
-			continue;
-		if (addr >= lo && addr < hi && path[0] == '/') {
-			snprintf(file, size, "%s", path);
-			*off = addr - lo + foff;
-			found = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return found;
 }
 
 /* The kernel's answers, or NULL with the reason in @why. */
@@ -494,19 +386,11 @@ static char *kernel_answers(char *why, size_t size)
 {
 	static const char *const args[2] = { "a=%di:s64 b=%si:s64", "c=%di:s64" };
 	void *const fns[2] = { (void *)sweep_a, (void *)sweep_b };
-	char file[768], cmd[1200];
-	unsigned long off = 0;
 	struct stat st;
 	char *out;
 
-#ifndef __x86_64__
-	snprintf(why, size, "the uprobe arguments (%%di, %%si) are x86-64's");
-	return NULL;
-#endif
-	if (geteuid() != 0 || access(KT "uprobe_events", W_OK) || access(KT "instances", W_OK)) {
-		snprintf(why, size, "no writable tracefs with uprobe_events (root)");
+	if (!kd_kernel_usable(why, size))
 		return NULL;
-	}
 	/*
 	 * Another run of this test (another tree) owns tfsweep: leave it. What a
 	 * run killed before its cleanup left (the probes without the instance, a
@@ -522,19 +406,9 @@ static char *kernel_answers(char *why, size_t size)
 	}
 	atexit(k_cleanup);
 	k_made_probes = true;
-	for (int e = 0; e < 2; e++) {
-		if (file_offset(fns[e], file, sizeof(file), &off)) {
-			snprintf(why, size, "cannot find this program's file mapping");
-			k_cleanup();
-			return NULL;
-		}
-		snprintf(cmd, sizeof(cmd), "p:tfsweep/%s %s:0x%lx %s\n", events[e], file, off,
-			 args[e]);
-		if (k_probe_write(cmd)) {
-			snprintf(why, size, "the kernel refused the uprobe tfsweep/%s", events[e]);
-			k_cleanup();
-			return NULL;
-		}
+	if (kd_uprobes_add("tfsweep", 2, events, fns, args, why, size)) {
+		k_cleanup();
+		return NULL;
 	}
 	out = calloc(1, OUT_MAX);
 	T_ASSERT(out != NULL);
@@ -543,51 +417,14 @@ static char *kernel_answers(char *why, size_t size)
 	return out;
 }
 
-static char *read_golden(const char *path)
-{
-	char *buf = calloc(1, OUT_MAX);
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	T_ASSERT(buf != NULL);
-	if (!f)
-		t_fail("%s: %s", path, strerror(errno));
-	n = fread(buf, 1, OUT_MAX - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
-/* The first step where @got and @want part (whole steps: from a line that is no "| " line). */
-static int compare(const char *what, const char *got, const char *want)
-{
-	const char *g = got, *w = want, *step_g = got, *step_w = want;
-
-	while (*g && *g == *w) {
-		if (*g == '\n' && g[1] != '|') {
-			step_g = g + 1;
-			step_w = w + 1;
-		}
-		g++;
-		w++;
-	}
-	if (!*g && !*w)
-		return 0;
-	fprintf(stderr, "FAIL: evtrace and %s differ at:\n--- evtrace:\n%.600s\n--- %s:\n%.600s\n---\n",
-		what, step_g, what, step_w);
-	return 1;
-}
-
 int main(void)
 {
 	char golden[4096], why[1024];
-	char *ours = calloc(1, OUT_MAX), *kern, *saved;
+	char *ours = calloc(1, OUT_MAX), *kern;
 	int fails = 0;
 
 	T_ASSERT(ours != NULL);
-	snprintf(golden, sizeof(golden), "%s", __FILE__);
-	*strrchr(golden, '/') = '\0';
-	strcat(golden, "/../data/tracefs/sweep-diff.txt");
+	kd_data_path(golden, sizeof(golden), "tracefs/sweep-diff.txt");
 
 	/* CPU 0 and a known name, for CPU, CPUS{} and comm */
 	if (t_pin_to_cpu(0))
@@ -599,13 +436,6 @@ int main(void)
 	run(&our_side, ours);
 
 	kern = kernel_answers(why, sizeof(why));
-	if (kern && getenv("EVT_TRACEFS_SWEEP_SAVE")) {
-		FILE *f = fopen(golden, "w");
-
-		T_ASSERT(f != NULL);
-		fputs(kern, f);
-		fclose(f);
-	}
 	if (getenv("EVT_TRACEFS_SWEEP_DUMP")) {
 		/* both transcripts, for diff(1) */
 		char path[4200];
@@ -618,18 +448,9 @@ int main(void)
 			fclose(f);
 		}
 	}
-	saved = read_golden(golden);
-	if (!kern)
-		fprintf(stderr, "SKIP (kernel part): %s; comparing with %s\n", why, golden);
-	else if (strcmp(kern, saved))
-		fprintf(stderr, "note: this kernel answers differently from the saved answers "
-				"(another version?): comparing with both\n");
-	if (kern)
-		fails += compare("the kernel's answers now", ours, kern);
-	fails += compare("the kernel's saved answers", ours, saved);
+	fails = kd_finish(ours, kern, why, golden, "EVT_TRACEFS_SWEEP_SAVE", OUT_MAX, true);
 	free(ours);
 	free(kern);
-	free(saved);
 	for (size_t i = 0; i < nr_steps; i++)
 		free(steps[i].text);
 	free(steps);

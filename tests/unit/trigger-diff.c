@@ -25,13 +25,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kdiff.h"
 #include "trigger-util.h"
 
 #define CREATE_TRACE_POINTS
 #include "trigger-diff-tp.h"
 
-#define KT "/sys/kernel/tracing/"
-#define KI KT "instances/snap-diff/"
+#define KT KD_TRACING
+#define KI "instances/snap-diff/"
 #define OUT_MAX (64 << 10)
 
 /* --- the probed functions: the uprobes fire on their entry, our events inside ---------------- */
@@ -121,37 +122,14 @@ struct side {
 
 static int k_write(const char *path, const char *text, bool trunc)
 {
-	char full[512];
-	ssize_t n;
-	int fd;
+	ssize_t n = kd_kernel_write(KI, path, text, trunc ? O_TRUNC : 0);
 
-	snprintf(full, sizeof(full), KI "%s", path);
-	fd = open(full, O_WRONLY | (trunc ? O_TRUNC : 0));
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return (int)n;
+	return n < 0 ? (int)n : 0;
 }
 
 static const char *k_read(const char *path)
 {
-	static char buf[1 << 20];
-	char full[512];
-	size_t len = 0;
-	ssize_t n;
-	int fd;
-
-	snprintf(full, sizeof(full), KI "%s", path);
-	fd = open(full, O_RDONLY);
-	if (fd < 0)
-		t_fail("open %s: %s", full, strerror(errno));
-	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)n;
-	close(fd);
-	buf[len] = '\0';
-	return buf;
+	return kd_kernel_read(KI, path);
 }
 
 static int e_write(const char *path, const char *text, bool trunc)
@@ -272,19 +250,6 @@ static void run(const struct side *s, const struct scenario *sc, char *out)
 
 static bool k_made_instance, k_made_probes;
 
-static int k_probe_write(const char *text)
-{
-	int fd = open(KT "uprobe_events", O_WRONLY | O_APPEND);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return (int)n;
-}
-
 static void k_cleanup(void)
 {
 	char path[256];
@@ -298,37 +263,9 @@ static void k_cleanup(void)
 		k_made_instance = false;
 	}
 	if (k_made_probes) {
-		for (int e = 0; e < 3; e++) {
-			snprintf(path, sizeof(path), "-:snapdiff/%s\n", events[e]);
-			k_probe_write(path);
-		}
+		kd_uprobes_remove("snapdiff", 3, events);
 		k_made_probes = false;
 	}
-}
-
-/* The file offset of @fn in the file mapped at it (uprobes want file offsets). */
-static int file_offset(void *fn, char *file, size_t size, unsigned long *off)
-{
-	unsigned long addr = (unsigned long)fn, lo, hi, foff;
-	char line[1024], perm[8], path[768];
-	FILE *f = fopen("/proc/self/maps", "r");
-	int found = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		path[0] = '\0';
-		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %767s", &lo, &hi, perm, &foff, path) < 4)
-			continue;
-		if (addr >= lo && addr < hi && path[0] == '/') {
-			snprintf(file, size, "%s", path);
-			*off = addr - lo + foff;
-			found = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return found;
 }
 
 /* The kernel's answers, or NULL with the reason in @why. */
@@ -336,37 +273,17 @@ static char *kernel_answers(char *why, size_t size)
 {
 	static const char *const args[3] = { "a=%di:s64 b=%si:s64", "c=%di:s64", "d=%di:s64" };
 	void *const fns[3] = { (void *)diff_a, (void *)diff_b, (void *)diff_c };
-	char file[768], cmd[1200];
-	unsigned long off = 0;
 	char *out;
 
-#ifndef __x86_64__
-	snprintf(why, size, "the uprobe arguments (%%di, %%si) are x86-64's");
-	return NULL;
-#endif
-	if (geteuid() != 0 || access(KT "uprobe_events", W_OK) || access(KT "instances", W_OK)) {
-		snprintf(why, size, "no writable tracefs with uprobe_events (root)");
+	if (!kd_kernel_usable(why, size))
 		return NULL;
-	}
 	atexit(k_cleanup);
 	k_made_probes = true;
-	for (int e = 0; e < 3; e++) {
-		snprintf(cmd, sizeof(cmd), "-:snapdiff/%s\n", events[e]);
-		k_probe_write(cmd); /* a run killed before its cleanup */
-	}
+	kd_uprobes_remove("snapdiff", 3, events); /* a run killed before its cleanup */
 	rmdir(KT "instances/snap-diff");
-	for (int e = 0; e < 3; e++) {
-		if (file_offset(fns[e], file, sizeof(file), &off)) {
-			snprintf(why, size, "cannot find this program's file mapping");
-			return NULL;
-		}
-		snprintf(cmd, sizeof(cmd), "p:snapdiff/%s %s:0x%lx %s\n", events[e], file, off,
-			 args[e]);
-		if (k_probe_write(cmd)) {
-			snprintf(why, size, "the kernel refused the uprobe snapdiff/%s", events[e]);
-			k_cleanup();
-			return NULL;
-		}
+	if (kd_uprobes_add("snapdiff", 3, events, fns, args, why, size)) {
+		k_cleanup();
+		return NULL;
 	}
 	if (mkdir(KT "instances/snap-diff", 0755)) {
 		snprintf(why, size, "mkdir instances/snap-diff: %s", strerror(errno));
@@ -382,56 +299,20 @@ static char *kernel_answers(char *why, size_t size)
 	return out;
 }
 
-static char *read_golden(const char *path)
-{
-	char *buf = calloc(1, OUT_MAX);
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	T_ASSERT(buf != NULL);
-	if (!f)
-		t_fail("%s: %s", path, strerror(errno));
-	n = fread(buf, 1, OUT_MAX - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
-static void compare(const char *what, const char *got, const char *want)
-{
-	if (strcmp(got, want))
-		t_fail("%s differ:\n--- evtrace:\n%s--- %s:\n%s---", what, got, what, want);
-}
-
 int main(void)
 {
 	char golden[4096], why[1024];
-	char *ours = calloc(1, OUT_MAX), *kern, *saved;
+	char *ours = calloc(1, OUT_MAX), *kern;
 
 	T_ASSERT(ours != NULL);
-	snprintf(golden, sizeof(golden), "%s", __FILE__);
-	*strrchr(golden, '/') = '\0';
-	strcat(golden, "/../data/trigger/kernel-diff.txt");
+	kd_data_path(golden, sizeof(golden), "trigger/kernel-diff.txt");
 
 	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
 		run(&our_side, &scenarios[i], ours);
 
 	kern = kernel_answers(why, sizeof(why));
-	if (kern && getenv("EVT_TRIGGER_DIFF_SAVE")) {
-		FILE *f = fopen(golden, "w");
-
-		T_ASSERT(f != NULL);
-		fputs(kern, f);
-		fclose(f);
-	}
-	saved = read_golden(golden);
-	if (kern)
-		compare("the kernel's answers now", ours, kern);
-	else
-		fprintf(stderr, "SKIP (kernel part): %s; comparing with %s\n", why, golden);
-	compare("the kernel's saved answers", ours, saved);
+	kd_finish(ours, kern, why, golden, "EVT_TRIGGER_DIFF_SAVE", OUT_MAX, false);
 	free(ours);
 	free(kern);
-	free(saved);
 	return 0;
 }
