@@ -287,6 +287,7 @@ int rec_loop(struct rec *r)
 			live += l;
 		}
 		rec_progress(r, false);
+		rec_live_tick(r);
 		/*
 		 * The end: Ctrl-C; every process ended (-p); a command's tree: the
 		 * command exited and every process of it we know of ended.

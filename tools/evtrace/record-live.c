@@ -11,7 +11,10 @@
  * then each page on its CPU's connection as rec_drain() journals it:
  * ids mapped to the table, and a record of an event a process registered
  * later (not in the table the listener has) made a discarded entry and
- * counted, so that nothing sent is decoded as another event. The local file
+ * counted, so that nothing sent is decoded as another event. The thread names
+ * close the metadata and are held until the end (cmd_net_names(): the header made
+ * again with the formats of the start and the final names), so that threads named
+ * while streaming are named at the listener too. The local file
  * (the journal, as always) keeps everything: a listener that goes away costs
  * the stream, never a record. Memory: one page.
  */
@@ -33,10 +36,14 @@ struct rec_live {
 	struct cmd_net *net;
 	struct rec_src **src; /* the processes of the table, in its order */
 	int nsrc;
+	/* each one's formats as the table has them: the header is made again with newer names */
+	struct evt_tracedat_format **fmts;
+	size_t *nfmts;
 	unsigned int cpus;
 	unsigned char *page;
 	uint64_t pages, dropped, unsent; /* sent; records discarded; pages not sent */
 	bool failed;
+	bool named; /* the names and the rest of the metadata sent (live_names()) */
 };
 
 static int no_page(void *ctx, unsigned int src, unsigned int cpu, uint64_t idx, void *buf)
@@ -45,42 +52,86 @@ static int no_page(void *ctx, unsigned int src, unsigned int cpu, uint64_t idx, 
 	return -EINVAL;
 }
 
-/* The header of the file of @r's processes as they are now, into a memfd. */
-static int live_header(struct rec *r, struct rec_live *l, int *fdp, struct cmd_net_file *nf)
+/* @l's copy of each process's formats now (the table's), for live_header(). */
+static int live_keep_formats(struct rec_live *l)
 {
-	struct evt_tracedat_source *srcs = calloc((size_t)r->nsrc, sizeof(*srcs));
-	struct evt_tracedat_format **fmts = calloc((size_t)r->nsrc, sizeof(*fmts));
+	l->fmts = calloc((size_t)l->nsrc, sizeof(*l->fmts));
+	l->nfmts = calloc((size_t)l->nsrc, sizeof(*l->nfmts));
+	if (!l->fmts || !l->nfmts)
+		return -ENOMEM;
+	for (int k = 0; k < l->nsrc; k++) {
+		const struct rec_src *s = l->src[k];
+
+		if (s->bi.nr_cpus > REC_MAX_CPUS_LIVE)
+			return -E2BIG;
+		l->fmts[k] = calloc(s->nfmts ? s->nfmts : 1, sizeof(**l->fmts));
+		if (!l->fmts[k])
+			return -ENOMEM;
+		l->nfmts[k] = s->nfmts;
+		for (size_t i = 0; i < s->nfmts; i++) {
+			char *sys = strdup(s->fmts[i].system), *name = strdup(s->fmts[i].name);
+			char *text = malloc(s->fmts[i].len + 1);
+
+			l->fmts[k][i] = (struct evt_tracedat_format){ sys, name, text,
+								     s->fmts[i].len };
+			if (!sys || !name || !text)
+				return -ENOMEM;
+			memcpy(text, s->fmts[i].text, s->fmts[i].len + 1);
+		}
+	}
+	return 0;
+}
+
+static void live_free_formats(struct rec_live *l)
+{
+	for (int k = 0; l->fmts && k < l->nsrc; k++) {
+		for (size_t i = 0; l->fmts[k] && i < l->nfmts[k]; i++) {
+			free((char *)l->fmts[k][i].system);
+			free((char *)l->fmts[k][i].name);
+			free((char *)l->fmts[k][i].text);
+		}
+		free(l->fmts[k]);
+	}
+	free(l->fmts);
+	free(l->nfmts);
+}
+
+/*
+ * The header of the file of @l's processes: the formats kept at the start, the names
+ * as they are now; into a memfd. @table: the event table is made too (the start).
+ */
+static int live_header(struct rec *r, struct rec_live *l, bool table, int *fdp,
+		       struct cmd_net_file *nf)
+{
+	struct evt_tracedat_source *srcs = calloc((size_t)l->nsrc, sizeof(*srcs));
+	struct evt_tracedat_live *t = NULL;
 	uint64_t *zero = calloc(REC_MAX_CPUS_LIVE, sizeof(*zero));
 	struct evt_tracedat_merge m = {
 		.page_size = r->page_size, .clock = r->first->bi.clock,
 		.clock_list = r->first->clock_list,
 		.date = r->first->date[0] ? r->first->date : NULL,
-		.read_page = no_page, .sources = srcs, .nr_sources = (unsigned int)r->nsrc,
+		.read_page = no_page, .sources = srcs, .nr_sources = (unsigned int)l->nsrc,
 	};
 	struct evt_tracedat_merge_stats st;
 	unsigned char *hdr = NULL;
 	size_t hlen = 0;
-	int ret = srcs && fmts && zero ? 0 : -ENOMEM;
+	int ret = srcs && zero ? 0 : -ENOMEM;
 
-	for (int k = 0; !ret && k < r->nsrc; k++) {
-		struct rec_src *s = r->src[k];
+	*fdp = -1;
+	for (int k = 0; !ret && k < l->nsrc; k++) {
+		struct rec_src *s = l->src[k];
 
-		fmts[k] = calloc(s->nfmts ? s->nfmts : 1, sizeof(**fmts));
-		if (!fmts[k] || s->bi.nr_cpus > REC_MAX_CPUS_LIVE) {
-			ret = fmts[k] ? -E2BIG : -ENOMEM;
-			break;
-		}
-		for (size_t i = 0; i < s->nfmts; i++)
-			fmts[k][i] = (struct evt_tracedat_format){ s->fmts[i].system,
-								   s->fmts[i].name,
-								   s->fmts[i].text,
-								   s->fmts[i].len };
 		srcs[k] = (struct evt_tracedat_source){ .nr_cpus = s->bi.nr_cpus, .nr_pages = zero,
-							.formats = fmts[k], .nr_formats = s->nfmts,
+							.formats = l->fmts[k],
+							.nr_formats = l->nfmts[k],
 							.cmdlines = s->cmdlines, .names = s->names };
 	}
 	if (!ret)
-		ret = evt_tracedat_live_begin(&m, &l->table, &hdr, &hlen, &st);
+		ret = evt_tracedat_live_begin(&m, &t, &hdr, &hlen, &st);
+	if (!ret && table)
+		l->table = t;
+	else
+		evt_tracedat_live_free(t);
 	if (!ret) {
 		*fdp = memfd_create("evtrace-live", MFD_CLOEXEC);
 		ret = *fdp < 0 ? -errno : write(*fdp, hdr, hlen) == (ssize_t)hlen ? 0 : -EIO;
@@ -88,16 +139,28 @@ static int live_header(struct rec *r, struct rec_live *l, int *fdp, struct cmd_n
 	if (!ret) {
 		*nf = (struct cmd_net_file){ .path = r->output, .meta_len = st.meta_len,
 					     .data_at = st.data_at, .nr_cpus = (int)st.nr_cpus,
-					     .page_size = r->page_size };
+					     .page_size = r->page_size, .names_at = st.names_at };
 		l->cpus = st.nr_cpus;
 	}
-	for (int k = 0; fmts && k < r->nsrc; k++)
-		free(fmts[k]);
-	free(fmts);
 	free(srcs);
 	free(zero);
 	free(hdr);
 	return ret;
+}
+
+/* The stream failed (@l->net's error): said once, the recording goes on locally. */
+static void live_fail(struct rec *r, struct rec_live *l)
+{
+	char then[400];
+
+	l->failed = true;
+	r->net_failed = true;
+	snprintf(then, sizeof(then), "%llu pages (%llu bytes) had been sent, as much as the "
+		 "listener kept of them is its; the recording goes on into %s, which will hold "
+		 "all of it",
+		 (unsigned long long)l->pages, (unsigned long long)cmd_net_sent(l->net),
+		 r->output);
+	cmd_net_say(l->net, r->net, then);
 }
 
 int rec_live_start(struct rec *r)
@@ -120,7 +183,9 @@ int rec_live_start(struct rec *r)
 	for (int k = 0; !ret && k < r->nsrc; k++)
 		l->src[k] = r->src[k];
 	if (!ret)
-		ret = live_header(r, l, &fd, &nf);
+		ret = live_keep_formats(l);
+	if (!ret)
+		ret = live_header(r, l, true, &fd, &nf);
 	if (ret) {
 		cmd_error("record: -N %s: making the metadata: %s", r->net, strerror(-ret));
 	} else {
@@ -147,7 +212,6 @@ int rec_live_start(struct rec *r)
 void rec_live_page(struct rec *r, struct rec_src *s, unsigned int cpu, const unsigned char *page)
 {
 	struct rec_live *l = r->live;
-	char then[400];
 	int k, fcpu;
 
 	if (!l || l->failed)
@@ -163,16 +227,51 @@ void rec_live_page(struct rec *r, struct rec_src *s, unsigned int cpu, const uns
 	evt_tracedat_live_page(l->table, (unsigned int)k, l->page, r->page_size, &l->dropped);
 	if (!cmd_net_put(l->net, fcpu, l->page, r->page_size)) {
 		l->pages++;
+		rec_live_tick(r); /* a long drain: the held metadata's keep-alive */
 		return;
 	}
-	l->failed = true;
-	r->net_failed = true;
-	snprintf(then, sizeof(then), "%llu pages (%llu bytes) had been sent, as much as the "
-		 "listener kept of them is its; the recording goes on into %s, which will hold "
-		 "all of it",
-		 (unsigned long long)l->pages, (unsigned long long)cmd_net_sent(l->net),
-		 r->output);
-	cmd_net_say(l->net, r->net, then);
+	live_fail(r, l);
+}
+
+/*
+ * The names as they are now, and the rest of the metadata after them, to the
+ * listener: once, at the end (or when the keep-alive's bytes are all gone).
+ */
+static void live_names(struct rec *r, struct rec_live *l)
+{
+	struct cmd_net_file nf;
+	int fd, ret;
+
+	if (l->failed || l->named)
+		return;
+	l->named = true;
+	ret = live_header(r, l, false, &fd, &nf);
+	if (!ret)
+		ret = cmd_net_names(l->net, fd, &nf);
+	if (fd >= 0)
+		close(fd);
+	if (ret)
+		live_fail(r, l);
+}
+
+void rec_live_tick(struct rec *r)
+{
+	struct rec_live *l = r->live;
+	int ret;
+
+	if (!l || l->failed || l->named)
+		return;
+	ret = cmd_net_tick(l->net);
+	if (ret > 0)
+		live_names(r, l); /* hours: the names known now go */
+	else if (ret < 0)
+		live_fail(r, l);
+}
+
+void rec_live_names(struct rec *r)
+{
+	if (r->live)
+		live_names(r, r->live);
 }
 
 int rec_live_end(struct rec *r)
@@ -183,6 +282,7 @@ int rec_live_end(struct rec *r)
 
 	if (!l)
 		return 0;
+	live_names(r, l);
 	if (!l->failed) {
 		ret = cmd_net_end(l->net);
 		if (ret) {
@@ -211,6 +311,7 @@ void rec_live_free(struct rec *r)
 		return;
 	cmd_net_free(l->net);
 	evt_tracedat_live_free(l->table);
+	live_free_formats(l);
 	free(l->src);
 	free(l->page);
 	free(l);

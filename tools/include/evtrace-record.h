@@ -326,6 +326,19 @@ int rec_live_start(struct rec *r);
  */
 void rec_live_page(struct rec *r, struct rec_src *s, unsigned int cpu, const unsigned char *page);
 
+/**
+ * rec_live_tick() - called every round of the loop (and per page): while the thread names
+ * are held for the end, the listener's keep-alive (cmd_net_tick()).
+ */
+void rec_live_tick(struct rec *r);
+
+/**
+ * rec_live_names() - the names now final (every process ended): the header made again
+ * with them and its rest sent, so that threads named while streaming are named at the
+ * listener too. Done by rec_live_end() if not before.
+ */
+void rec_live_names(struct rec *r);
+
 /** rec_live_end() - every page drained and sent: the end, the listener's file written. */
 int rec_live_end(struct rec *r);
 
