@@ -24,6 +24,12 @@
  * "BENCH lttng_ust_tracepoint_16B <ns> ns", "BENCH lttng_ust_enabled 0|1"
  * and "BENCH lttng_ratio <x> x" (LTTng's time / evtrace's: how many times
  * faster evtrace is).
+ *
+ * Linking: bench/lttng has evtrace linked statically (as bench/events),
+ * LTTng-UST as the shared library it comes as. bench/lttng-shared is the
+ * same program with libevtrace.so (EVT_BENCH_LTTNG_SHARED): both tracers
+ * then pay a call through the PLT and a DSO's thread-local state, the
+ * like-for-like figure; its BENCH names end in "_shared".
  */
 #include <pthread.h>
 #include <sched.h>
@@ -47,6 +53,14 @@
 #define LTTNG_UST_TRACEPOINT_DEFINE
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #include "lttng-tp.h"
+#endif
+
+#ifdef EVT_BENCH_LTTNG_SHARED
+#define LINK_NAME	"libevtrace.so"
+#define SFX		"_shared"
+#else
+#define LINK_NAME	"static libevtrace"
+#define SFX		""
 #endif
 
 #define MAX_ROUNDS 31
@@ -185,8 +199,8 @@ int main(int argc, char **argv)
 		usleep(10000);
 	on = lttng_enabled();
 	printf("lttng: %s, pinned to CPU 0, %u calls x %d rounds (median), 16 bytes of fields; "
-	       "evtrace: %d KiB overwrite buffer; LTTng-UST: tracepoint %s (%s)\n",
-	       model, CALLS, ROUNDS, BUF_KB, on ? "enabled" : "DISABLED",
+	       "evtrace (%s): %d KiB overwrite buffer; LTTng-UST: tracepoint %s (%s)\n",
+	       model, CALLS, ROUNDS, LINK_NAME, BUF_KB, on ? "enabled" : "DISABLED",
 	       on ? "snapshot session, LTTng's default buffers" :
 		    "no session: lttng-tools missing or the session failed");
 
@@ -202,10 +216,10 @@ int main(int argc, char **argv)
 	printf("  %-28s %8.2f ns   x %.2f evtrace's\n",
 	       on ? "LTTng-UST tracepoint" : "LTTng-UST tracepoint (off)", lt,
 	       ev > 0 ? lt / ev : 0);
-	printf("BENCH lttng_evtrace_enabled_16B %.2f ns\n", ev);
-	printf("BENCH lttng_ust_tracepoint_16B %.2f ns\n", lt);
-	printf("BENCH lttng_ust_enabled %d\n", on);
-	printf("BENCH lttng_ratio %.2f x\n", ev > 0 ? lt / ev : 0);
+	printf("BENCH lttng_evtrace_enabled_16B" SFX " %.2f ns\n", ev);
+	printf("BENCH lttng_ust_tracepoint_16B" SFX " %.2f ns\n", lt);
+	printf("BENCH lttng_ust_enabled" SFX " %d\n", on);
+	printf("BENCH lttng_ratio" SFX " %.2f x\n", ev > 0 ? lt / ev : 0);
 	evt_instance_destroy(inst);
 	return 0;
 }

@@ -54,6 +54,19 @@ if(TARGET bench-lttng)
 		target_include_directories(bench-lttng PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/bench)
 		target_compile_definitions(bench-lttng PRIVATE EVT_HAVE_LTTNG_UST=1
 			EVT_BENCH_LTTNG_SCRIPT="${CMAKE_CURRENT_SOURCE_DIR}/bench/lttng-session.sh")
+		# bench/lttng-shared: the same program with evtrace linked as a shared library, as
+		# LTTng-UST is (its calls through the PLT, its thread-local state in a DSO): the
+		# like-for-like comparison. bench/lttng links the static library, as bench/events.
+		add_executable(bench-lttng-shared ${CMAKE_CURRENT_SOURCE_DIR}/bench/lttng.c)
+		target_link_libraries(bench-lttng-shared PRIVATE evtrace PkgConfig::LTTNG_UST
+			${CMAKE_DL_LIBS})
+		target_include_directories(bench-lttng-shared PRIVATE
+			${CMAKE_CURRENT_SOURCE_DIR}/bench ${CMAKE_CURRENT_SOURCE_DIR}/tests/dso)
+		target_compile_definitions(bench-lttng-shared PRIVATE EVT_HAVE_LTTNG_UST=1
+			EVT_BENCH_LTTNG_SHARED=1
+			EVT_BENCH_LTTNG_SCRIPT="${CMAKE_CURRENT_SOURCE_DIR}/bench/lttng-session.sh")
+		set_target_properties(bench-lttng-shared PROPERTIES OUTPUT_NAME lttng-shared
+			RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
 	else()
 		target_compile_definitions(bench-lttng PRIVATE EVT_HAVE_LTTNG_UST=0)
 	endif()

@@ -14,7 +14,7 @@
 #   cross    $BUILD-aarch64:       library, command, examples, benchmarks and stress tests
 #                                  cross-compiled for aarch64 with -Werror
 #                                  (cmake/aarch64-linux-gnu.cmake); SKIP without
-#                                  aarch64-linux-gnu-gcc or liburcu-dev:arm64
+#                                  aarch64-linux-gnu-gcc or libc6:arm64
 #
 # A stage whose compiler or sanitizer runtime is missing prints SKIP and counts one skip, never
 # a pass. A build that fails counts one failure. The last line is the summary
@@ -285,7 +285,7 @@ cross_targets()
 }
 
 # cross_run DIR: the tests of CROSS_RUN under qemu-aarch64, with the arm64 libraries of the
-# multiarch packages (/lib/aarch64-linux-gnu: liburcu-dev:arm64 pulls libc6:arm64). Not with
+# multiarch packages (/lib/aarch64-linux-gnu: libc6:arm64). Not with
 # QEMU_LD_PREFIX=/usr/aarch64-linux-gnu: Debian 12's qemu 7.2 hangs in pthread_create() with
 # the cross toolchain's copy of glibc (seen here; the multiarch glibc works).
 cross_run()
@@ -317,14 +317,12 @@ cross_run()
 # (seen with Debian 12's qemu 7.2), and half the tests fork; the few of CROSS_RUN do run.
 stage_cross()
 {
-	local pcdir=/usr/lib/aarch64-linux-gnu/pkgconfig
-
 	stage_begin "aarch64 cross build ($BUILD-aarch64), a few tests under qemu-user"
 	if ! command -v aarch64-linux-gnu-gcc >/dev/null ||
 		! command -v aarch64-linux-gnu-g++ >/dev/null; then
 		skip_stage "aarch64-linux-gnu-gcc/g++ not installed (gcc-aarch64-linux-gnu)"
-	elif ! PKG_CONFIG_LIBDIR=$pcdir pkg-config --exists liburcu-bp; then
-		skip_stage "no arm64 liburcu-bp (dpkg --add-architecture arm64; liburcu-dev:arm64)"
+	elif ! [ -e /lib/aarch64-linux-gnu/libc.so.6 ]; then
+		skip_stage "no arm64 glibc (dpkg --add-architecture arm64; libc6:arm64)"
 	elif cross_targets "$BUILD-aarch64" &&
 		BUILD_TARGETS=$CROSS_TARGETS build "$BUILD-aarch64" \
 			-DCMAKE_TOOLCHAIN_FILE="$TOP/cmake/aarch64-linux-gnu.cmake"; then

@@ -11,7 +11,6 @@
 #   llvm                           llvm-symbolizer: sanitizer reports with file:line
 #   binutils                       nm, for the exported-symbols check
 #   pkg-config                     to check the installed evtrace.pc
-#   liburcu-dev                    the library's one dependency (RCU for filters, instance lists)
 #   libfuse3-dev fuse3             the control file system (evtrace mount)
 #   libzydis-dev                   probe events (src/probe/): the x86-64 instruction decoder
 #                                  that measures and relocates the instructions a probe displaces
@@ -28,14 +27,14 @@
 #                                  with them (the CLI and the Python bindings)
 #   iproute2                       unit/fleet-netns makes network namespaces with `ip netns`
 DEB_PACKAGES="cmake make gcc g++ libc6-dev clang libclang-rt-14-dev llvm binutils pkg-config
-	liburcu-dev libfuse3-dev fuse3 libzydis-dev man-db trace-cmd libtraceevent-dev kernelshark
+	libfuse3-dev fuse3 libzydis-dev man-db trace-cmd libtraceevent-dev kernelshark
 	liblttng-ust-dev lttng-tools babeltrace2 python3-bt2 iproute2"
 # The aarch64 cross stage, best effort (a failure here only makes that stage SKIP): the cross
-# compilers, the arm64 liburcu after `dpkg --add-architecture arm64` (it brings libc6:arm64, the
+# compilers, the arm64 glibc after `dpkg --add-architecture arm64` (libc6:arm64, the multiarch
 # glibc the tests run with), and qemu-user, whose qemu-aarch64 runs the stage's few tests (the
 # probe mechanism's aarch64 instructions, tests/unit/probe-arm64.c, and some ring buffer tests),
 # with libstdc++6:arm64 for the C++ one among them (tests/unit/probe-unwind.c).
-CROSS_PACKAGES="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu liburcu-dev:arm64 qemu-user
+CROSS_PACKAGES="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6:arm64 qemu-user
 	libstdc++6:arm64"
 
 if [ "${1:-}" = --list ]; then

@@ -868,6 +868,9 @@ static void rb_cpu_swap_contents(struct evt_ring_buffer *rb, struct rb_cpu *ca,
 		rb_rd_set(sa, rbb, ob);
 		rb_rd_set(sb, ra, oa);
 	}
+	/* each side's consumed count into its shared word first, which travels */
+	rb_read_flush(ca, 0);
+	rb_read_flush(cbb, 0);
 	swap_u64(&sa->read_events, &sb->read_events);
 	swap_u64(&sa->dropped, &sb->dropped);
 	pair_load(&sa->w, &ta, &pa);
@@ -878,6 +881,7 @@ static void rb_cpu_swap_contents(struct evt_ring_buffer *rb, struct rb_cpu *ca,
 	rp = ca->rpage, ca->rpage = cbb->rpage, cbb->rpage = rp;
 	u32 = ca->rp_pos, ca->rp_pos = cbb->rp_pos, cbb->rp_pos = u32;
 	u32 = ca->rp_end, ca->rp_end = cbb->rp_end, cbb->rp_end = u32;
+	u32 = ca->rp_left, ca->rp_left = cbb->rp_left, cbb->rp_left = u32;
 	u64 = ca->rp_ts, ca->rp_ts = cbb->rp_ts, cbb->rp_ts = u64;
 	u64 = ca->lost_seen, ca->lost_seen = cbb->lost_seen, cbb->lost_seen = u64;
 }

@@ -206,44 +206,78 @@ struct rb_map {
 	struct rb_map *next;
 };
 
-/* Process-local view of one CPU's buffer. */
+/*
+ * Process-local view of one CPU's buffer. Its size is a power of two,
+ * RB_CPU_STRIDE: a writer indexes rb->cpus[] by its CPU number on the way
+ * to the write state, and a power-of-two stride is one shift where the 176
+ * bytes these fields take cost three instructions on that chain of loads
+ * (0.4 ns of a disabled reservation's 2.2: docs/performance.md, "Issue
+ * 13's restructuring").
+ */
+#define RB_CPU_STRIDE		256
 struct rb_cpu {
-	struct rb_cpu_shm *shm;
-	/*
-	 * The layout, as one word: address of the first page | log2(pages).
-	 * One load gives a consistent pair even while resize replaces it
-	 * (the address is page aligned, so the low bits are free). Writers,
-	 * iterators and readers use rb_cpu_layout(); data/order below are the
-	 * control side's copy (ctl_lock or a quiesced CPU).
-	 */
-	uintptr_t map;
-	unsigned char *data;
-	uint64_t data_off;	/* file offset of data (the owner's copy of shm->data_off) */
-	uint32_t order;
-	uint32_t layout_seq;	/* layout the mapping is for (the owner's: what it published) */
-	int disable_cnt;	/* record_disable_cpu nesting (atomic) */
-	uint64_t rebuilt;	/* times found corrupt and rebuilt (atomic; never reset) */
-	int tainted;		/* a writer or reader of ours met an impossible value (atomic) */
-	uint64_t busy_pos;	/* write position of the last quiesce that timed out (ctl_lock) */
-	uint64_t busy_since;	/* since when it has stayed there, ns; 0: no timeout (ctl_lock) */
-	/*
-	 * 1 while a control operation (resize, reset, swap, set_clock) holds
-	 * the CPU quiesced: a writer refused then counts a drop, as it does
-	 * for a full buffer (recording turned off is not counted, as in the
-	 * kernel). Written by control (ctl_lock), read by writers (atomic).
-	 */
-	int quiescing;
-	struct rb_map *old_maps; /* address ranges retired by resize (control lock) */
+	union {
+		struct {
+			struct rb_cpu_shm *shm;
+			/*
+			 * The layout, as one word: address of the first page |
+			 * log2(pages). One load gives a consistent pair even while
+			 * resize replaces it (the address is page aligned, so the
+			 * low bits are free). Writers, iterators and readers use
+			 * rb_cpu_layout(); data/order below are the control side's
+			 * copy (ctl_lock or a quiesced CPU).
+			 */
+			uintptr_t map;
+			unsigned char *data;
+			/* file offset of data (the owner's copy of shm->data_off) */
+			uint64_t data_off;
+			uint32_t order;
+			/* layout the mapping is for (the owner's: what it published) */
+			uint32_t layout_seq;
+			int disable_cnt;	/* record_disable_cpu nesting (atomic) */
+			/* a writer or reader of ours met an impossible value (atomic) */
+			int tainted;
+			/*
+			 * 1 while a control operation (resize, reset, swap,
+			 * set_clock) holds the CPU quiesced: a writer refused then
+			 * counts a drop, as it does for a full buffer (recording
+			 * turned off is not counted, as in the kernel). Written by
+			 * control (ctl_lock), read by writers (atomic).
+			 */
+			int quiescing;
+			/* data entries not consumed yet in the reader page (reader_lock) */
+			uint32_t rp_left;
+			uint64_t rebuilt;	/* times found corrupt and rebuilt (atomic) */
+			/* write position of the last quiesce that timed out (ctl_lock) */
+			uint64_t busy_pos;
+			/* since when it has stayed there, ns; 0: no timeout (ctl_lock) */
+			uint64_t busy_since;
+			/* address ranges retired by resize (control lock) */
+			struct rb_map *old_maps;
 
-	/* the consumer's private copy of a page: the "reader page" */
-	pthread_mutex_t reader_lock;
-	unsigned char *rpage;	/* page_size bytes */
-	uint32_t rp_pos;	/* next entry (offset into data) */
-	uint32_t rp_end;	/* end of copied entries */
-	uint64_t rp_ts;		/* time base for the entry at rp_pos */
-	uint64_t lost_seen;	/* overrun + dropped already reported */
-	uint64_t corrupt;	/* pages skipped as malformed */
+			/* the consumer's private copy of a page: the "reader page" */
+			pthread_mutex_t reader_lock;
+			unsigned char *rpage;	/* page_size bytes */
+			uint32_t rp_pos;	/* next entry (offset into data) */
+			uint32_t rp_end;	/* end of copied entries */
+			uint64_t rp_ts;		/* time base for the entry at rp_pos */
+			uint64_t lost_seen;	/* overrun + dropped already reported */
+			uint64_t corrupt;	/* pages skipped as malformed */
+			/*
+			 * Consumed from the reader page and not yet added to
+			 * shm->read_events: the consumer publishes its count once
+			 * per chunk (rb_read_flush()), a locked add per page rather
+			 * than per event. Written by the consumer (reader_lock),
+			 * read by the statistics (atomic).
+			 */
+			uint64_t rp_consumed;
+		};
+		unsigned char stride[RB_CPU_STRIDE];
+	};
 };
+
+_Static_assert(sizeof(struct rb_cpu) == RB_CPU_STRIDE,
+	       "struct rb_cpu outgrew RB_CPU_STRIDE: double it (a power of two)");
 
 struct evt_ring_buffer {
 	int fd;
@@ -413,6 +447,7 @@ int rb_mem_check(uint64_t bytes);
 
 /* rb_reader.c */
 void rb_reader_clear(struct rb_cpu *cb);
+void rb_read_flush(struct rb_cpu *cb, uint64_t more);
 uint64_t rb_cpu_lost(const struct rb_cpu *cb);
 
 /*
