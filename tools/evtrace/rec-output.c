@@ -167,6 +167,12 @@ int rec_end(struct rec *r, int ret)
 		struct cmd_net_file nf = { r->output, sum.meta_len, sum.data_at, sum.cpu_bytes,
 					   (int)sum.cpus, sum.page_size, 0 };
 
+		/* a command that served a socket but was never set up (it wrote no event) */
+		if (!r->quiet)
+			fprintf(stderr, "evtrace: record: -N %s: the command's process never "
+				"wrote an event: the trace of its tree is sent now, at the end\n",
+				r->net);
+
 		r->net_failed = cmd_net_send(r->net, &nf) != 0; /* the local file stays */
 	}
 	if (r->ctf && cmd_record_ctf(r->ctf, r->output, RECORD_CTF_JOURNAL, r->date))

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * record-live.c - `evtrace record -N HOST:PORT -p PID...`: the trace sent to
- * `trace-cmd listen` while it is recorded (docs/fleet.md, "When").
+ * record-live.c - `evtrace record -N HOST:PORT -p PID... | -- CMD`: the trace
+ * sent to `trace-cmd listen` while it is recorded (docs/fleet.md, "When").
  *
- * The processes are fixed (-p) and set up before anything is sent: their CPU
- * counts add up to the file's (process k's CPU c is CPU base_k + c, as in the
- * local file) and their events now make the file's event table
+ * The processes streamed are fixed and set up before anything is sent: with
+ * -p all of them; with a command its own process once it is set up (held at
+ * its first event, its constructors' events registered by then; or the first
+ * of its tree set up when the command serves no socket: rec-drain.c,
+ * live_first()), and only it: another process of the tree would bring CPUs and
+ * pages the listener cannot place in time order on its connections, so their
+ * pages stay in the local file (counted and said at the end). Their CPU counts add up to
+ * the file's (process k's CPU c is CPU base_k + c, as in the local file) and
+ * their events now make the file's event table
  * (evt_tracedat_live_begin(): the same merge as the local file's). So the
  * listener gets the CPU count and the formats first, as its protocol wants,
  * then each page on its CPU's connection as rec_drain() journals it:
@@ -39,9 +45,10 @@ struct rec_live {
 	/* each one's formats as the table has them: the header is made again with newer names */
 	struct evt_tracedat_format **fmts;
 	size_t *nfmts;
+	bool tree; /* a command's: its other processes are not streamed */
 	unsigned int cpus;
 	unsigned char *page;
-	uint64_t pages, dropped, unsent; /* sent; records discarded; pages not sent */
+	uint64_t pages, dropped; /* sent; records discarded */
 	bool failed;
 	bool named; /* the names and the rest of the metadata sent (live_names()) */
 };
@@ -163,7 +170,17 @@ static void live_fail(struct rec *r, struct rec_live *l)
 	cmd_net_say(l->net, r->net, then);
 }
 
-int rec_live_start(struct rec *r)
+/* @s's index in @l's table, or l->nsrc (not in it). */
+static int live_index(const struct rec_live *l, const struct rec_src *s)
+{
+	int k;
+
+	for (k = 0; k < l->nsrc && l->src[k] != s; k++)
+		;
+	return k;
+}
+
+int rec_live_start(struct rec *r, struct rec_src **src, int nsrc)
 {
 	struct rec_live *l = r->first ? calloc(1, sizeof(*l)) : NULL;
 	struct cmd_net_file nf;
@@ -176,12 +193,13 @@ int rec_live_start(struct rec *r)
 		return -ENOMEM;
 	}
 	r->live = l;
-	l->nsrc = r->nsrc;
-	l->src = calloc((size_t)r->nsrc, sizeof(*l->src));
+	l->nsrc = nsrc;
+	l->tree = r->tree;
+	l->src = calloc((size_t)nsrc, sizeof(*l->src));
 	l->page = malloc(r->page_size);
 	ret = l->src && l->page ? 0 : -ENOMEM;
-	for (int k = 0; !ret && k < r->nsrc; k++)
-		l->src[k] = r->src[k];
+	for (int k = 0; !ret && k < nsrc; k++)
+		l->src[k] = src[k];
 	if (!ret)
 		ret = live_keep_formats(l);
 	if (!ret)
@@ -202,6 +220,10 @@ int rec_live_start(struct rec *r)
 	if (ret) {
 		l->failed = true;
 		r->net_failed = true;
+	} else if (!r->quiet && l->tree) {
+		fprintf(stderr, "evtrace: record: -N %s: live: %u CPUs of process %d (the "
+			"command's; other processes of its tree stay in %s)\n",
+			r->net, l->cpus, (int)l->src[0]->pid, r->output);
 	} else if (!r->quiet) {
 		fprintf(stderr, "evtrace: record: -N %s: live: %u CPUs of %d process%s\n",
 			r->net, l->cpus, l->nsrc, l->nsrc > 1 ? "es" : "");
@@ -214,13 +236,16 @@ void rec_live_page(struct rec *r, struct rec_src *s, unsigned int cpu, const uns
 	struct rec_live *l = r->live;
 	int k, fcpu;
 
-	if (!l || l->failed)
+	if (!l) {
+		r->net_unsent++; /* a command's: another process, before its own was set up */
 		return;
-	for (k = 0; k < l->nsrc && l->src[k] != s; k++)
-		;
+	}
+	if (l->failed)
+		return;
+	k = live_index(l, s);
 	fcpu = evt_tracedat_live_cpu(l->table, (unsigned int)k, cpu);
 	if (fcpu < 0) {
-		l->unsent++; /* not a process of the table (never with -p) */
+		r->net_unsent++; /* another process of a command's tree (never with -p) */
 		return;
 	}
 	memcpy(l->page, page, r->page_size);
@@ -295,6 +320,17 @@ int rec_live_end(struct rec *r)
 	if (!r->quiet && !l->failed && !ret)
 		fprintf(stderr, "evtrace: record: -N %s: %llu pages sent live\n", r->net,
 			(unsigned long long)l->pages);
+	if (r->net_unsent) {
+		int others = 0;
+
+		for (int k = 0; k < r->nsrc; k++)
+			others += r->src[k]->attached && live_index(l, r->src[k]) == l->nsrc;
+		fprintf(stderr,
+			"evtrace: record: -N %s: %llu pages of %d other process%s of the command's "
+			"tree were not sent (the listener's CPUs are process %d's); %s has them\n",
+			r->net, (unsigned long long)r->net_unsent, others, others == 1 ? "" : "es",
+			(int)l->src[0]->pid, r->output);
+	}
 	if (l->dropped)
 		fprintf(stderr,
 			"evtrace: record: -N %s: %llu events of events registered after the start "

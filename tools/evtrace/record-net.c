@@ -47,13 +47,14 @@
  * ends the send with -ETIMEDOUT; one that goes away (EPIPE, ECONNRESET) gets a
  * message saying which step and how far it went. The local file is written before and kept whatever happens here.
  *
- * Two ways in: cmd_net_send() sends a written trace.dat (a command's recording, at
- * its end); cmd_net_start(), cmd_net_put() per page, cmd_net_end() stream one while
- * it is recorded (record-live.c, with -p). Both take the same steps. Streamed, the
- * metadata's last part (the thread names and what follows) is held until the end
- * (cmd_net_names()); version 3's listener, which gives up on the metadata 5 s after
- * the last message, gets the bytes before it one per message every 2 s meanwhile
- * (cmd_net_tick()), as an empty message would end the metadata.
+ * Two ways in: cmd_net_send() sends a written trace.dat (a command whose own
+ * process never wrote an event, at its end); cmd_net_start(), cmd_net_put() per
+ * page, cmd_net_end() stream one while it is recorded (record-live.c: -p, or a
+ * command's process). Both take the same steps. Streamed, the metadata's last
+ * part (the thread names and what follows) is held until the end
+ * (cmd_net_names()); version 3's listener, which gives up on the metadata 5 s
+ * after the last message, gets the bytes before it one per message every 2 s
+ * meanwhile (cmd_net_tick()), as an empty message would end the metadata.
  */
 #include <arpa/inet.h>
 #include <errno.h>
