@@ -13,7 +13,7 @@ SOAK           ?=
 # make check-stress: the stress trees (default asan tsan) and how many times to run each test
 STRESS_TREES   ?= default
 LOOPS          ?= 1
-FUZZ_SECONDS   ?= 10
+FUZZ_SECONDS   ?= 6
 
 export BUILD JOBS STRESS_SECONDS SOAK STRESS_TREES LOOPS FUZZ_SECONDS
 

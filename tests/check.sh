@@ -29,14 +29,14 @@
 #                                   control socket, evtrace record and trace_pipe at once), LOOPS
 #                                   times, in the trees of $STRESS_TREES
 #
-# Environment: BUILD (build), JOBS (nproc), STRESS_SECONDS, SOAK, FUZZ_SECONDS (10), LOOPS (1).
+# Environment: BUILD (build), JOBS (nproc), STRESS_SECONDS, SOAK, FUZZ_SECONDS (6), LOOPS (1).
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 1
 TOP=$PWD
 BUILD=${BUILD:-build}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-FUZZ_SECONDS=${FUZZ_SECONDS:-10}
+FUZZ_SECONDS=${FUZZ_SECONDS:-6}
 LOOPS=${LOOPS:-1}
 STAGES=${STAGES:-default cross asan tsan fuzz}
 STRESS_TREES=${STRESS_TREES:-default}

@@ -146,6 +146,9 @@ struct evt_ring_buffer_event *evt_ring_buffer_peek(struct evt_ring_buffer *rb, i
 struct evt_ring_buffer_event *evt_ring_buffer_consume(struct evt_ring_buffer *rb, int cpu,
 						      uint64_t *ts,
 						      unsigned long *lost_events);
+int evt_ring_buffer_peek_oldest(struct evt_ring_buffer *rb, int cpu_lo, int cpu_hi,
+				struct evt_ring_buffer_event **event, uint64_t *ts,
+				unsigned long *lost_events);
 int evt_ring_buffer_read_page(struct evt_ring_buffer *rb, int cpu, void *page, size_t len);
 
 /* --- non-consuming iteration ------------------------------------------- */

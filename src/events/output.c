@@ -362,36 +362,35 @@ static void print_line(struct evt_trace_iter *it, struct evt_seq *s, const void 
 static int next_cpu(struct evt_trace_iter *it, struct evt_ring_buffer_event **evp,
 		    uint64_t *tsp, unsigned long *lostp)
 {
-	int best = -1;
+	int best = -1, lo = it->cpu >= 0 ? it->cpu : 0;
+	int hi = it->cpu >= 0 ? it->cpu + 1 : it->nr_cpus;
 	uint64_t best_ts = 0;
 	struct evt_ring_buffer_event *best_ev = NULL;
-	unsigned long best_lost = 0;
 
-	for (int c = 0; c < it->nr_cpus; c++) {
+	*evp = NULL;
+	*lostp = 0;
+	if (it->flags & EVT_ITER_CONSUME) {
+		/* the oldest record of all, each writer's in its order (across migrations) */
+		best = evt_ring_buffer_peek_oldest(it->rb, lo, hi, evp, tsp, lostp);
+		return best < 0 ? -1 : best;
+	}
+	for (int c = lo; c < hi; c++) {
 		struct evt_ring_buffer_event *e;
-		unsigned long lost = 0;
 		uint64_t ts;
 
-		if (it->cpu >= 0 && c != it->cpu)
-			continue;
-		if (it->flags & EVT_ITER_CONSUME)
-			e = evt_ring_buffer_peek(it->rb, c, &ts, &lost);
-		else
-			e = evt_ring_buffer_iter_peek(it->iters[c], &ts);
+		e = evt_ring_buffer_iter_peek(it->iters[c], &ts);
 		if (!e)
 			continue;
-		if (!(it->flags & EVT_ITER_CONSUME) && ts > it->stop_ts)
+		if (ts > it->stop_ts)
 			continue;	/* written after the reader came: not this read's */
 		if (best < 0 || ts < best_ts) {
 			best = c;
 			best_ts = ts;
 			best_ev = e;
-			best_lost = lost;
 		}
 	}
 	*evp = best_ev;
 	*tsp = best_ts;
-	*lostp = best_lost;
 	return best;
 }
 

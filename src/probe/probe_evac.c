@@ -120,6 +120,7 @@ static void evac_handler(int sig, siginfo_t *info, void *ucp)
 	const struct probe_site *s;
 	ucontext_t *uc = ucp;
 	uint64_t rip;
+	bool park;
 	pid_t me;
 
 	(void)sig;
@@ -129,21 +130,22 @@ static void evac_handler(int sig, siginfo_t *info, void *ucp)
 	if (!ev)
 		return; /* a late signal of an evacuation that let its thread off */
 	s = ev->site;
+	park = ev->park; /* read before the answer: the record may be freed right after it */
 	rip = arch_uc_pc(uc);
-	if (!ev->park && rip > s->addr && rip < s->addr + s->len && s->map[rip - s->addr]) {
+	if (!park && rip > s->addr && rip < s->addr + s->len && s->map[rip - s->addr]) {
 		arch_uc_set_pc(uc, (uint64_t)(uintptr_t)s->tramp + s->map[rip - s->addr]);
 		add_relaxed(&evac_moved, 1); /* a statistic alone */
 	}
 	me = (pid_t)syscall(SYS_gettid);
 	for (unsigned int i = 0; i < ev->n; i++) {
 		if (ev->ack[i].tid == me) {
-			if (ev->park) /* Relaxed: counted before the answer, which releases it */
+			if (park) /* Relaxed: counted before the answer, which releases it */
 				add_relaxed(&ev->parked, 1);
 			/* Release: the RIP is moved before the installer reads the answer (pairs
 			 * with the acquire in evac_wait); the last access to the record but a
-			 * parked thread's. */
+			 * parked thread's (not parked: evac_end() may free it at once). */
 			st_release(&ev->ack[i].gen, ev->gen);
-			if (ev->park)
+			if (park)
 				evac_park(ev);
 			break;
 		}

@@ -354,6 +354,73 @@ struct evt_ring_buffer_event *evt_ring_buffer_consume(struct evt_ring_buffer *rb
 	return rb_read(rb, cpu, ts, lost_events, true);
 }
 
+/*
+ * The merge of the CPU buffers, for a reader that shows one stream in time order (trace_pipe).
+ * One thread's records are in time order even when it migrates between CPUs, and the merge
+ * must keep them so. A scan that looks at the CPUs one after another does not: CPU 0 looked
+ * at while empty, then its writer commits seq N there, moves to CPU 1 and commits N + 1,
+ * which the scan then finds and returns before N. So a scan's candidate is confirmed by a
+ * whole second scan begun after it was seen: every record its writer made before it was
+ * committed before the candidate was seen, so that scan sees it (unless another consumer
+ * took it) and it is older. Scans go on until two in a row agree, PEEK_OLDEST_SCANS at most
+ * (writers that keep committing older records on other CPUs under the reader's feet: the
+ * last scan's answer is returned, in time order as far as it could see).
+ */
+#define PEEK_OLDEST_SCANS 8
+
+static int peek_scan(struct evt_ring_buffer *rb, int lo, int hi,
+		     struct evt_ring_buffer_event **evp, uint64_t *tsp, unsigned long *lostp)
+{
+	int best = -1;
+
+	for (int c = lo; c < hi; c++) {
+		struct evt_ring_buffer_event *ev;
+		unsigned long lost = 0;
+		uint64_t ts;
+
+		ev = rb_read(rb, c, &ts, &lost, false);
+		if (ev && (best < 0 || ts < *tsp)) {
+			best = c;
+			*evp = ev;
+			*tsp = ts;
+			*lostp = lost;
+		}
+	}
+	return best;
+}
+
+int evt_ring_buffer_peek_oldest(struct evt_ring_buffer *rb, int cpu_lo, int cpu_hi,
+				struct evt_ring_buffer_event **event, uint64_t *ts,
+				unsigned long *lost_events)
+{
+	struct evt_ring_buffer_event *ev = NULL, *ev2 = NULL;
+	unsigned long lost = 0, lost2 = 0;
+	uint64_t t = 0, t2 = 0;
+	int best, again;
+
+	if (!rb || cpu_lo < 0 || cpu_hi > rb->nr_cpus || cpu_lo >= cpu_hi)
+		return -EINVAL;
+	best = peek_scan(rb, cpu_lo, cpu_hi, &ev, &t, &lost);
+	for (int i = 1; best >= 0 && cpu_hi - cpu_lo > 1 && i < PEEK_OLDEST_SCANS; i++) {
+		again = peek_scan(rb, cpu_lo, cpu_hi, &ev2, &t2, &lost2);
+		if (again == best && t2 == t)
+			break;
+		best = again;
+		ev = ev2;
+		t = t2;
+		lost = lost2;
+	}
+	if (best < 0)
+		return -ENODATA;
+	if (event)
+		*event = ev;
+	if (ts)
+		*ts = t;
+	if (lost_events)
+		*lost_events = lost;
+	return best;
+}
+
 int evt_ring_buffer_read_page(struct evt_ring_buffer *rb, int cpu, void *page, size_t len)
 {
 	unsigned char *out = page, *rdata;

@@ -509,17 +509,11 @@ static int pipe_batch(struct evt_tracefs_file *f, struct stream *st, size_t want
 	if (st->it)
 		return backend_batch(st, want);
 	while (st->pend.len < want) {
-		uint64_t ts, best_ts = 0;
-		int best = -1;
+		uint64_t ts;
+		/* the oldest record of all, each writer's in its order (across migrations) */
+		int best = evt_ring_buffer_peek_oldest(st->rb, st->cpu_lo, st->cpu_hi, NULL, NULL,
+						       NULL);
 
-		for (int c = st->cpu_lo; c < st->cpu_hi; c++) {
-			if (!evt_ring_buffer_peek(st->rb, c, &ts, NULL))
-				continue;
-			if (best < 0 || ts < best_ts) {
-				best = c;
-				best_ts = ts;
-			}
-		}
 		if (best < 0)
 			break;
 		lost = 0;
