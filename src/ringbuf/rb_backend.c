@@ -385,6 +385,12 @@ void evt_ring_buffer_free(struct evt_ring_buffer *rb)
 		struct rb_cpu *cb = &rb->cpus[i];
 		struct rb_map *m, *next;
 
+		/*
+		 * What this consumer consumed of a page it had begun: into the
+		 * shared count, which the owner and other consumers keep reading.
+		 */
+		if (cb->shm)
+			rb_read_flush(cb, 0);
 		if (cb->data)
 			munmap(cb->data, rb_region_len(rb, cb->order));
 		for (m = cb->old_maps; m; m = next) {

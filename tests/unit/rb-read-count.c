@@ -7,7 +7,7 @@
  * was consumed, and all of it once the page's last event is consumed.
  * read_page() counts the rest of a page that consume() began; swap_cpu()
  * carries a count taken partway through a page with the ring; reset clears
- * it. (The consumer adds to the shared word once per page: src/ringbuf/
+ * it; a consumer handle freed partway through a page leaves its count. (The consumer adds to the shared word once per page: src/ringbuf/
  * rb_reader.c, "read_events".)
  */
 #include "rb-test.h"
@@ -69,6 +69,14 @@ static void views(int cpu)
 	RBT_EQ_U(evt_ring_buffer_read_events_cpu(rb, cpu), N_REC);
 	RBT_EQ_U(evt_ring_buffer_read_events_cpu(m, cpu), N_REC);
 	evt_ring_buffer_free(m);
+	/* a consumer handle freed partway through a page leaves its whole count */
+	fill(rb, 50);
+	RBT_EQ_I(evt_ring_buffer_map(evt_ring_buffer_fd(rb), &m), 0);
+	for (int i = 0; i < 7; i++)
+		RBT_ASSERT(evt_ring_buffer_consume(m, cpu, NULL, NULL));
+	RBT_EQ_U(evt_ring_buffer_read_events_cpu(m, cpu), N_REC + 7);
+	evt_ring_buffer_free(m);
+	RBT_EQ_U(evt_ring_buffer_read_events_cpu(rb, cpu), N_REC + 7);
 	evt_ring_buffer_free(rb);
 }
 
