@@ -43,7 +43,7 @@ endif()
 if(TARGET evtrace-cli AND TARGET bench-record)
 	add_dependencies(bench-record evtrace-cli)
 	target_compile_definitions(bench-record PRIVATE EVT_TOOL="$<TARGET_FILE:evtrace-cli>")
-	target_include_directories(bench-record PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit)
+	target_include_directories(bench-record PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests/lib)
 endif()
 # tests/victim/probe-victim.c: a program written with no thought of evtrace (it links
 # libevtrace, --no-as-needed, and calls nothing of it), probed from outside by unit/cmd-probe.

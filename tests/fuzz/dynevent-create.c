@@ -28,7 +28,7 @@
 #include <evtrace/evtrace.h>
 
 #include "synth/synth.h"
-#include "unit/tracefs-cat.h"
+#include "tracefs-cat.h"
 
 static void check(int cond)
 {

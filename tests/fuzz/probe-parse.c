@@ -21,7 +21,7 @@
 
 #include "events/event_internal.h"
 #include "probe/probe.h"
-#include "unit/tracefs-cat.h"
+#include "tracefs-cat.h"
 
 static void check(int cond)
 {

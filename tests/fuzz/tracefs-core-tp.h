@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The events of tests/fuzz/tracefs-core.c: the names and fields of the fake
- * backend's (tests/unit/tracefs-fake.h), so that both targets share paths
+ * backend's (tests/lib/tracefs-fake.h), so that both targets share paths
  * and seeds.
  */
 #undef TRACE_SYSTEM

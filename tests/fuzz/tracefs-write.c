@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Fuzz target: the tracing tree takes any write (tracefs-fuzz.h has the
- * input's format), on the fake backend of tests/unit/tracefs-fake.h: five
+ * input's format), on the fake backend of tests/lib/tracefs-fake.h: five
  * events, real ring buffers and filters, no event layer.
  */
-#include "unit/tracefs-fake.h"
+#include "tracefs-fake.h"
 #include "fuzz/tracefs-fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

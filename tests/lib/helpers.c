@@ -166,3 +166,17 @@ __attribute__((constructor)) static void t_stdout_line_buffered(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 }
+
+int t_child_status(void (*fn)(void))
+{
+	pid_t pid = fork();
+	int st = 0;
+
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		fn();
+		_exit(0);
+	}
+	T_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	return st;
+}

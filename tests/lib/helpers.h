@@ -72,6 +72,8 @@ double t_seconds_now(void);			/* CLOCK_MONOTONIC in seconds */
 int t_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* @rel made absolute against the current directory (unless it is), into @out (@cap bytes). */
 void t_abspath(char *out, size_t cap, const char *rel);
+/* Run @fn in a forked child (which exits 0 if @fn returns); its wait status. */
+int t_child_status(void (*fn)(void));
 uint64_t t_ns_now(void);
 /* "-d SECONDS" (or -dSECONDS) from argv, else @def; a bad value fails the test. */
 double t_parse_duration(int argc, char **argv, double def);

@@ -3,8 +3,11 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -105,4 +108,55 @@ pid_t tnet_trace_cmd_listen(unsigned int port, const char *dir)
 	if (!tnet_can_connect(port))
 		_exit(2);
 	return pid;
+}
+
+int tnet_v1_accept(int lfd, int *cpus)
+{
+	char v[16];
+	int c;
+
+	c = accept(lfd, NULL, NULL);
+	if (c < 0 || write(c, "tracecmd", 8) != 8)
+		_exit(2);
+	tnet_read_full(c, v, 5);
+	if (memcmp(v, "-1V3", 5))
+		_exit(5);
+	close(c);
+	c = accept(lfd, NULL, NULL);
+	if (c < 0 || write(c, "tracecmd", 8) != 8)
+		_exit(2);
+	tnet_read_string(c, v, sizeof(v));
+	*cpus = atoi(v);
+	if (*cpus < 1 || *cpus > 8)
+		_exit(5);
+	return c;
+}
+
+int tnet_take_all(int *fds, int n, int *out)
+{
+	struct pollfd p[9];
+	char buf[65536];
+	int open_fds = n;
+
+	if (n > 9)
+		_exit(4);
+	for (int i = 0; i < n; i++)
+		p[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+	while (open_fds && poll(p, (nfds_t)n, 15000) > 0) {
+		for (int i = 0; i < n; i++) {
+			ssize_t r;
+
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			r = read(p[i].fd, buf, sizeof(buf));
+			if (r > 0 && write(out[i], buf, (size_t)r) != r)
+				_exit(4);
+			if (r <= 0) {
+				close(p[i].fd);
+				p[i].fd = -1;
+				open_fds--;
+			}
+		}
+	}
+	return open_fds;
 }

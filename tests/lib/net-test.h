@@ -28,6 +28,24 @@ void tnet_read_full(int fd, void *buf, size_t len);
 void tnet_read_string(int fd, char *buf, size_t cap);
 
 /*
+ * A fake listener's side of the v1 handshake (trace-cmd's protocol 1, as `record -N` falls
+ * back to it): the first connection on @lfd is the version probe ("tracecmd", "-1V3",
+ * closed), the second sends the CPU count, returned in *@cpus (1 to 8). Return: the second
+ * connection, its options (page size and the rest) not read yet. Exits the (child) process
+ * with 2 at a socket error, 5 at an answer not of protocol 1.
+ */
+int tnet_v1_accept(int lfd, int *cpus);
+
+/*
+ * A listener's reading: everything the client sends on @fds (@n of them, at most 9; the
+ * first is the metadata's connection), each to its file in @out[], until each ends or
+ * none says anything for 15 s; each closed as it ends (the client waits for the CPUs'
+ * before it ends the metadata's). Return: how many had not ended. Exits (the child) with 4
+ * when a file cannot be written.
+ */
+int tnet_take_all(int *fds, int n, int *out);
+
+/*
  * `trace-cmd listen -p @port -d @dir`, its output to /dev/null, in a process group of its
  * own (kill(-pid) ends it and the children it forks per client), killed if the test dies;
  * returns once it accepts connections (exit 2 if it never does).

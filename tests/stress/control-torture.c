@@ -30,7 +30,7 @@
 #include <evtrace/tracefs.h>
 
 #define CREATE_TRACE_POINTS
-#include "../unit/control-tp.h"
+#include "control-tp.h"
 
 #include "control/ctl_client.h"
 #include "helpers.h"

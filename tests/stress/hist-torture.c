@@ -20,7 +20,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "../unit/hist-util.h"
+#include "hist-util.h"
 
 #define CREATE_TRACE_POINTS
 #include "../unit/hist-tp.h"

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../unit/probe-util.h"
+#include "probe-util.h"
 #include "compat/atomic.h"
 
 #define NR_FUNCS   3

@@ -15,12 +15,10 @@
 
 #include <sys/mman.h>
 
-#define CREATE_TRACE_POINTS
-#include "unit/tracedat-tp.h"
-#define CREATE_TRACE_POINTS
-#include "unit/tracedat-net-tp.h"
+#include "tracedat-tp.h"
+#include "tracedat-net-tp.h"
 
-#include "unit/tracedat-util.h"
+#include "tracedat-util.h"
 
 #define MAXW 64
 

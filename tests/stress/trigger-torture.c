@@ -37,7 +37,7 @@
 #include <evtrace/evtrace.h>
 #include <evtrace/tracefs.h>
 
-#include "../unit/tracefs-cat.h"
+#include "tracefs-cat.h"
 #include "events/event_internal.h"
 #include "helpers.h"
 

@@ -18,9 +18,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#define CREATE_TRACE_POINTS
 #include "tracedat-tp.h"
-#define CREATE_TRACE_POINTS
 #include "tracedat-net-tp.h"
 #define CREATE_TRACE_POINTS
 #include "cmd-export-tp.h"

@@ -15,10 +15,6 @@
 
 #include <evtrace/control.h>
 
-/* cmd-record-util.h's own traced program writes these; this test runs another */
-#define CREATE_TRACE_POINTS
-#include "control-tp.h"
-
 #include "cmd-record-util.h"
 #include "probe-util.h"
 

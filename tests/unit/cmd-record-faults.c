@@ -24,7 +24,6 @@
 #include <evtrace/control.h>
 #include <evtrace/instance.h>
 
-#define CREATE_TRACE_POINTS
 #include "control-tp.h"
 
 #include "cmd-record-util.h"

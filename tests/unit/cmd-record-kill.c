@@ -21,7 +21,6 @@
 
 #include <evtrace/control.h>
 
-#define CREATE_TRACE_POINTS
 #include "control-tp.h"
 
 #include "cmd-record-util.h"

@@ -8,9 +8,7 @@
  */
 #include <sys/wait.h>
 
-#define CREATE_TRACE_POINTS
 #include "tracedat-tp.h"
-#define CREATE_TRACE_POINTS
 #include "tracedat-net-tp.h"
 
 #include "tracedat-util.h"

@@ -14,21 +14,6 @@
 #include "helpers.h"
 #include "events/event_internal.h"
 
-/* Run @fn in a child; return its wait status. */
-static int in_child(void (*fn)(void))
-{
-	pid_t pid = fork();
-	int st = 0;
-
-	T_ASSERT(pid >= 0);
-	if (pid == 0) {
-		fn();
-		_exit(0);
-	}
-	T_ASSERT_EQ(waitpid(pid, &st, 0), pid);
-	return st;
-}
-
 static void unlocked_call(void)
 {
 	(void)event_id_limit_locked();
@@ -77,12 +62,12 @@ int main(void)
 #ifdef NDEBUG
 	t_skip("NDEBUG: event_assert_locked() checks nothing in this build");
 #endif
-	st = in_child(locked_call);
+	st = t_child_status(locked_call);
 	T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	fprintf(stderr, "(two messages expected: \"called without event_mutex\")\n");
-	st = in_child(unlocked_call);
+	st = t_child_status(unlocked_call);
 	T_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
-	st = in_child(other_holds);
+	st = t_child_status(other_holds);
 	T_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 	printf("events-assert-locked: ok\n");
 	return 0;

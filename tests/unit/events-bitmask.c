@@ -11,7 +11,6 @@
  * prints the same through our reader and through `trace-cmd report` (when
  * installed; the oracle part is skipped otherwise).
  */
-#define CREATE_TRACE_POINTS
 #include "events-gaps-tp.h"
 
 #include "events-gaps-util.h"

@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 
-#define CREATE_TRACE_POINTS
 #include "events-gaps-tp.h"
 
 #include "events-gaps-util.h"
@@ -95,10 +94,10 @@ int main(void)
 	/* unregistering an enabled event (dlclose): unreg; registered again: off, no call */
 	T_ASSERT_EQ(evt_instance_event_enable(a, "evgaps", "gaps_fn", true), 1);
 	CALLS(10, 3);
-	evt_event_unregister(&__evt_def_gaps_fn);
+	evt_event_unregister(gaps_fn_def());
 	CALLS(10, 4);
 	T_ASSERT(!trace_gaps_fn_enabled());
-	T_ASSERT(evt_event_register(&__evt_def_gaps_fn) >= 32);
+	T_ASSERT(evt_event_register(gaps_fn_def()) >= 32);
 	CALLS(10, 4);
 	T_ASSERT_EQ(evt_instance_event_state(a, "evgaps", "gaps_fn"), '0');
 

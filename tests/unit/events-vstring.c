@@ -8,7 +8,6 @@
  * most len bytes. `trace`, our trace.dat reader and `trace-cmd report` (when
  * installed) print the same lines.
  */
-#define CREATE_TRACE_POINTS
 #include "events-gaps-tp.h"
 
 #include "events-gaps-util.h"

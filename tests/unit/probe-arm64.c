@@ -19,25 +19,7 @@
 
 #if defined(__aarch64__)
 
-__attribute__((noinline)) int compute(int a, int b)
-{
-	int r = 0;
-
-	for (int i = 0; i < b; i++)
-		r += a ^ i;
-	asm volatile("" : "+r"(r));
-	return r + a + b;
-}
-
-__attribute__((noinline)) static long helper_static(long x, const char *s)
-{
-	long n = x;
-
-	asm volatile("" : "+r"(n));
-	return n + (long)strlen(s) * 3;
-}
-
-long (*volatile use_static)(long, const char *) = helper_static;
+PROBE_TARGET_FUNCTIONS;
 int (*volatile use_atoi)(const char *) = atoi;
 
 __attribute__((noinline, patchable_function_entry(1, 0))) long padded(long a, long b)

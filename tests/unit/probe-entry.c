@@ -7,25 +7,7 @@
  */
 #include "probe-util.h"
 
-__attribute__((noinline)) int compute(int a, int b)
-{
-	int r = 0;
-
-	for (int i = 0; i < b; i++)
-		r += a ^ i;
-	asm volatile("" : "+r"(r));
-	return r + a + b;
-}
-
-__attribute__((noinline)) static long helper_static(long x, const char *s)
-{
-	long n = x;
-
-	asm volatile("" : "+r"(n));
-	return n + (long)strlen(s) * 3;
-}
-
-long (*volatile use_static)(long, const char *) = helper_static;
+PROBE_TARGET_FUNCTIONS;
 
 int main(void)
 {

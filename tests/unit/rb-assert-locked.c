@@ -19,21 +19,6 @@
 
 static struct evt_ring_buffer *rb, *rb2;
 
-/* Run @fn in a child; return its wait status. */
-static int in_child(void (*fn)(void))
-{
-	pid_t pid = fork();
-	int st = 0;
-
-	T_ASSERT(pid >= 0);
-	if (pid == 0) {
-		fn();
-		_exit(0);
-	}
-	T_ASSERT_EQ(waitpid(pid, &st, 0), pid);
-	return st;
-}
-
 static void locked(void)
 {
 	rb_ctl_lock(rb);
@@ -83,14 +68,14 @@ int main(void)
 #endif
 	T_ASSERT_OK(evt_ring_buffer_alloc(1 << 16, 0, &rb));
 	T_ASSERT_OK(evt_ring_buffer_alloc(1 << 16, 0, &rb2));
-	st = in_child(locked);
+	st = t_child_status(locked);
 	T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	fprintf(stderr, "(three messages expected: \"called without the ring buffer's ctl_lock\")\n");
-	st = in_child(unlocked);
+	st = t_child_status(unlocked);
 	T_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
-	st = in_child(other_buffer);
+	st = t_child_status(other_buffer);
 	T_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
-	st = in_child(other_thread);
+	st = t_child_status(other_thread);
 	T_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 	evt_ring_buffer_free(rb2);
 	evt_ring_buffer_free(rb);

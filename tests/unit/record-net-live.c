@@ -48,7 +48,6 @@
 
 #include <evtrace/control.h>
 
-#define CREATE_TRACE_POINTS
 #include "control-tp.h"
 
 #include "cmd-record-util.h"
@@ -105,25 +104,11 @@ static int child_main(const char *ready)
  */
 static void v1_listener(int lfd, const char *dir)
 {
-	char v[16], list[80] = "", path[600], buf[65536];
-	int c, fds[9], out[9], cpus, open_fds;
+	char v[16], list[80] = "", path[600];
+	int c, fds[9], out[9], cpus;
 	unsigned int ports[8];
-	struct pollfd p[9];
 
-	c = accept(lfd, NULL, NULL);
-	if (c < 0 || write(c, "tracecmd", 8) != 8)
-		_exit(2);
-	tnet_read_full(c, v, 5);
-	if (memcmp(v, "-1V3", 5))
-		_exit(5);
-	close(c);
-	c = accept(lfd, NULL, NULL);
-	if (c < 0 || write(c, "tracecmd", 8) != 8)
-		_exit(2);
-	tnet_read_string(c, v, sizeof(v));
-	cpus = atoi(v);
-	if (cpus < 1 || cpus > 8)
-		_exit(5);
+	c = tnet_v1_accept(lfd, &cpus);
 	for (int i = 0; i < 4; i++) /* page size, "1", "4", "TCP" */
 		tnet_read_string(c, v, sizeof(v));
 	if (strcmp(v, "TCP"))
@@ -148,25 +133,8 @@ static void v1_listener(int lfd, const char *dir)
 		out[i] = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fds[i] < 0 || out[i] < 0)
 			_exit(2);
-		p[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
 	}
-	for (open_fds = cpus + 1; open_fds && poll(p, (nfds_t)cpus + 1, 15000) > 0;) {
-		for (int i = 0; i <= cpus; i++) {
-			ssize_t r;
-
-			if (p[i].fd < 0 || !p[i].revents)
-				continue;
-			r = read(p[i].fd, buf, sizeof(buf));
-			if (r > 0 && write(out[i], buf, (size_t)r) != r)
-				_exit(4);
-			if (r <= 0) {
-				close(p[i].fd);
-				p[i].fd = -1;
-				open_fds--;
-			}
-		}
-	}
-	_exit(open_fds ? 7 : 0);
+	_exit(tnet_take_all(fds, cpus + 1, out) ? 7 : 0);
 }
 
 /* The records of the pages in @dir/v1-cpu* (the page iterator's count). */

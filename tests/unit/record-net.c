@@ -73,39 +73,6 @@ static long count_records(const char *path)
 }
 
 /*
- * Everything the client sends on @fds (@n of them, the first is the metadata's
- * connection), each to its file in @out[], until each ends; each closed as it
- * ends (the client waits for the CPUs' before it ends the metadata's).
- */
-static void take_all(int *fds, int n, int *out)
-{
-	struct pollfd p[9];
-	char buf[65536];
-	int open_fds = n;
-
-	for (int i = 0; i < n; i++)
-		p[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
-	while (open_fds && poll(p, (nfds_t)n, 15000) > 0) {
-		for (int i = 0; i < n; i++) {
-			ssize_t r;
-
-			if (p[i].fd < 0 || !p[i].revents)
-				continue;
-			r = read(p[i].fd, buf, sizeof(buf));
-			if (r > 0 && write(out[i], buf, (size_t)r) != r)
-				_exit(4);
-			if (r <= 0) {
-				close(p[i].fd);
-				p[i].fd = -1;
-				open_fds--;
-			}
-		}
-	}
-	if (open_fds)
-		_exit(7);
-}
-
-/*
  * A listener of version 1 only: the first connection is greeted, "-1V3\0" read and
  * closed (what trace-cmd 3.1's listener does on a version it does not know); on
  * the second, version 1's settings (CPU count, page size, the TCP option) are
@@ -125,20 +92,7 @@ static pid_t start_v1_listener(unsigned int *port)
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		alarm(30);
-		c = accept(lfd, NULL, NULL);
-		if (c < 0 || write(c, "tracecmd", 8) != 8)
-			_exit(2);
-		tnet_read_full(c, v, 5);
-		if (memcmp(v, "-1V3", 5))
-			_exit(5);
-		close(c);
-		c = accept(lfd, NULL, NULL);
-		if (c < 0 || write(c, "tracecmd", 8) != 8)
-			_exit(2);
-		tnet_read_string(c, v, sizeof(v));
-		cpus = atoi(v);
-		if (cpus < 1 || cpus > 8)
-			_exit(5);
+		c = tnet_v1_accept(lfd, &cpus);
 		tnet_read_string(c, v, sizeof(v)); /* the page size */
 		tnet_read_string(c, v, sizeof(v));
 		if (strcmp(v, "1"))
@@ -166,7 +120,8 @@ static pid_t start_v1_listener(unsigned int *port)
 			if (fds[i] < 0 || out[i] < 0)
 				_exit(2);
 		}
-		take_all(fds, cpus + 1, out);
+		if (tnet_take_all(fds, cpus + 1, out))
+			_exit(7);
 		_exit(0);
 	}
 	close(lfd);

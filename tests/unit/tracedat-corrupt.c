@@ -10,9 +10,7 @@
 #include <errno.h>
 #include <sys/mman.h>
 
-#define CREATE_TRACE_POINTS
 #include "tracedat-tp.h"
-#define CREATE_TRACE_POINTS
 #include "tracedat-net-tp.h"
 
 #include "tracedat-util.h"

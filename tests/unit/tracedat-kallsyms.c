@@ -9,9 +9,7 @@
  * "<stack trace>", then one " => " line per frame the record holds (its
  * `size`), the addresses of the record (the file has no symbols for them).
  */
-#define CREATE_TRACE_POINTS
 #include "tracedat-tp.h"
-#define CREATE_TRACE_POINTS
 #include "tracedat-net-tp.h"
 
 #include <evtrace/tracefs.h>

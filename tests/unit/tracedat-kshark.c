@@ -21,9 +21,7 @@
 
 #include <evtrace/tracefs.h>
 
-#define CREATE_TRACE_POINTS
 #include "tracedat-tp.h"
-#define CREATE_TRACE_POINTS
 #include "tracedat-net-tp.h"
 
 #include "tracedat-util.h"

@@ -6,9 +6,7 @@
  * and evt_tracedat_print() prints the lines of the instance's `trace`;
  * a file of an empty buffer has no records.
  */
-#define CREATE_TRACE_POINTS
 #include "tracedat-tp.h"
-#define CREATE_TRACE_POINTS
 #include "tracedat-net-tp.h"
 
 #include "tracedat-util.h"

@@ -18,9 +18,7 @@
  */
 #include <regex.h>
 
-#define CREATE_TRACE_POINTS
 #include "tracedat-tp.h"
-#define CREATE_TRACE_POINTS
 #include "tracedat-net-tp.h"
 
 #include "tracedat-util.h"

@@ -19,35 +19,11 @@
 #define CREATE_TRACE_POINTS
 #include "tracefs-events-tp.h"
 
-#define GT EVT_TRACEFS_TRUNC
-#define GGT EVT_TRACEFS_APPEND
-
-static const char *cat(const char *path)
-{
-	return t_tracefs_cat(NULL, path);
-}
-
+/* write @text to @path of the top instance (one call); @flags GT or GGT: bytes or -errno */
 static ssize_t echo(const char *text, unsigned int flags, const char *path)
 {
-	return evt_tracefs_write(NULL, path, text, strlen(text), flags);
+	return t_tracefs_echo(NULL, path, text, flags);
 }
-
-static int count(const char *text, const char *needle)
-{
-	int n = 0;
-
-	for (const char *p = text; (p = strstr(p, needle)); p++)
-		n++;
-	return n;
-}
-
-#define T_ASSERT_STR(got, want)							\
-	do {									\
-		const char *t_g_ = (got), *t_w_ = (want);			\
-		if (strcmp(t_g_, t_w_))						\
-			t_fail("%s:%d: %s:\n--- got:\n%s--- want:\n%s---",	\
-			       __FILE__, __LINE__, #got, t_g_, t_w_);		\
-	} while (0)
 
 int main(void)
 {
@@ -111,10 +87,10 @@ int main(void)
 	}
 	s = cat("trace");
 	/* id > 10, odd ids have /api/: 11 13 15 17 19 */
-	T_ASSERT_EQ(count(s, ": tfs_req: "), 5);
+	T_ASSERT_EQ(t_count_overlapping(s, ": tfs_req: "), 5);
 	T_ASSERT(strstr(s, ": tfs_req: id=13 path=/api/x\n"));
-	T_ASSERT_EQ(count(s, ": tfs_tick: "), 3);
-	T_ASSERT_EQ(count(s, ": tfs_misc: x="), 20);
+	T_ASSERT_EQ(t_count_overlapping(s, ": tfs_tick: "), 3);
+	T_ASSERT_EQ(t_count_overlapping(s, ": tfs_misc: x="), 20);
 	snprintf(want, sizeof(want), "entries-in-buffer/entries-written: 28/28 ");
 	T_ASSERT(strstr(s, want));
 
@@ -125,13 +101,13 @@ int main(void)
 		while (*body == '#')
 			body = strchr(body, '\n') + 1;
 		s = cat("trace_pipe");
-		T_ASSERT_EQ(count(s, "\n"), 28);
+		T_ASSERT_EQ(t_count_overlapping(s, "\n"), 28);
 		T_ASSERT(!strchr(s, '#'));
 		if (strcmp(s, body))
 			t_fail("trace_pipe:\n%s\ntrace:\n%s", s, body);
 		free(t);
 	}
-	T_ASSERT_EQ(count(cat("trace"), ": tfs_"), 0);
+	T_ASSERT_EQ(t_count_overlapping(cat("trace"), ": tfs_"), 0);
 
 	/* an instance: its own events, filters and buffer */
 	T_ASSERT_OK(evt_tracefs_mkdir(NULL, "instances/tfs-ev"));
@@ -141,9 +117,9 @@ int main(void)
 	T_ASSERT_EQ(echo("0", GT, "events/enable"), 1);
 	for (int i = 0; i < 10; i++)
 		trace_tfs_misc(-i);
-	T_ASSERT_EQ(count(cat("trace"), ": tfs_"), 0);
+	T_ASSERT_EQ(t_count_overlapping(cat("trace"), ": tfs_"), 0);
 	s = cat("instances/tfs-ev/trace");
-	T_ASSERT_EQ(count(s, ": tfs_misc: "), 1);
+	T_ASSERT_EQ(t_count_overlapping(s, ": tfs_misc: "), 1);
 	T_ASSERT(strstr(s, ": tfs_misc: x=-5\n"));
 	T_ASSERT_STR(cat("events/tfs_other/tfs_misc/filter"), "none\n");
 	T_ASSERT_OK(evt_tracefs_rmdir(NULL, "instances/tfs-ev"));

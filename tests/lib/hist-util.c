@@ -1,21 +1,10 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* tests/unit/hist-*.c: golden files in tests/data/hist/ and the events of hist-tp.h. */
-#ifndef HIST_UTIL_H
-#define HIST_UTIL_H
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * tests/lib/hist-util.c - what the hist-* tests share (hist-util.h)
+ */
+#include "hist-util.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-
-#include "trigger-util.h"
-
-#define KMALLOC	 "events/hist_test/kmalloc/"
-#define SYSENTER "events/hist_test/sys_enter/"
-#define FORK	 "events/hist_test/process_fork/"
-#define RECV	 "events/hist_test/netif_receive_skb/"
-#define RX	 "events/hist_test/netif_rx/"
-
-/* the error_log without its time stamps ("[   12.345678] " prefixes) */
-static inline const char *elog(void)
+const char *elog(void)
 {
 	static char out[8192];
 	const char *s = cat("error_log");
@@ -37,17 +26,14 @@ static inline const char *elog(void)
 	return out;
 }
 
-/*
- * Compare @text with tests/data/hist/@name.txt; with HIST_GOLDEN_WRITE=1 in
- * the environment, write the file instead (then read it: it is the contract).
- */
-static inline void golden(const char *name, const char *text)
+void golden(const char *name, const char *text)
 {
 	static char want[1 << 16];
 	char path[4096];
 	size_t n;
 	FILE *f;
 
+	/* tests/lib/../data/hist/@name.txt */
 	snprintf(path, sizeof(path), "%s", __FILE__);
 	*strrchr(path, '/') = '\0';
 	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/../data/hist/%s.txt", name);
@@ -68,5 +54,3 @@ static inline void golden(const char *name, const char *text)
 		t_fail("%s: hist text differs from %s:\n--- got:\n%s--- want:\n%s---", name, path,
 		       text, want);
 }
-
-#endif

@@ -1,15 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tracefs-fake.h - a small fake of the layers under the tracing tree, for the
- * tracefs-* tests: five events in three systems, instances with real ring
- * buffers, enable bits, pid lists and filters (compiled by the real filter
- * compiler). fake_fire() writes a record as a tracepoint would.
- *
- * Include it in one test program, call fake_install() first.
+ * tests/lib/tracefs-fake.c - the fake backend under the tracing tree (tracefs-fake.h).
+ * Its struct evt_instance is its own: the tree sees instances only through
+ * tfs_backend's operations, and the programs that install this fake link no event layer
+ * into the tree.
  */
-#ifndef EVT_TESTS_TRACEFS_FAKE_H
-#define EVT_TESTS_TRACEFS_FAKE_H
-
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,18 +14,14 @@
 #include <evtrace/evtrace.h>
 #include <evtrace/tracefs.h>
 
-#include "helpers.h"
-#include "tracefs-cat.h"
+#include "tracefs-fake.h"
 #include "events/error_log.h"
 #include "filter/filter.h"
 #include "tracefs/tfs_backend.h"
 
-#define FAKE_NR_EVENTS	5
 #define FAKE_MARKER	FAKE_NR_EVENTS	/* ftrace:print, not listed */
 #define FAKE_MAX_INST	8
 #define FAKE_ID_BASE	400
-
-enum { EV_SWITCH, EV_WAKEUP, EV_IRQ, EV_SOFTIRQ, EV_APP };
 
 #define COMMON_FIELDS							\
 	{ "unsigned short", "common_type", 0, 2, 2, EVT_FIELD_INT, 0 },	\
@@ -99,8 +90,8 @@ struct evt_instance {
 };
 
 static struct evt_instance fake_inst[FAKE_MAX_INST];	/* [0] is the top */
-static int fake_nr_events = FAKE_NR_EVENTS;	/* registered now: the first n of fake_events */
-static unsigned long fake_buf_size = 64 << 10;
+int fake_nr_events = FAKE_NR_EVENTS;
+unsigned long fake_buf_size = 64 << 10;
 
 static int fake_idx(const struct tb_event *ev)
 {
@@ -121,7 +112,7 @@ static int fake_inst_init(struct evt_instance *in, const char *name)
 	return 0;
 }
 
-static struct evt_instance *fake_top(void)
+struct evt_instance *fake_top(void)
 {
 	return &fake_inst[0];
 }
@@ -406,7 +397,7 @@ static const struct tfs_backend_ops fake_backend = {
 	.error_log = fake_error_log,
 };
 
-static __attribute__((unused)) void fake_install(void)
+void fake_install(void)
 {
 	if (fake_inst_init(&fake_inst[0], "")) {
 		fprintf(stderr, "fake: ring buffer alloc failed\n");
@@ -415,12 +406,7 @@ static __attribute__((unused)) void fake_install(void)
 	tfs_backend = &fake_backend;
 }
 
-/*
- * Fire event @e in @in as thread @pid with @value (and "comm" for the sched
- * events). Return: 1 recorded, 0 not (off, disabled, pid or filter), <0 error.
- */
-static __attribute__((unused)) int fake_fire(struct evt_instance *in, int e, int pid, int value,
-					     const char *comm)
+int fake_fire(struct evt_instance *in, int e, int pid, int value, const char *comm)
 {
 	struct fake_rec r = { 0 };
 	size_t len = fake_events[e].size;
@@ -447,54 +433,3 @@ static __attribute__((unused)) int fake_fire(struct evt_instance *in, int e, int
 		return 0;
 	return evt_ring_buffer_write(in->rb, len, &r) ? -EIO : 1;
 }
-
-/* read the whole of @path into a static buffer (NUL-terminated) */
-static __attribute__((unused)) const char *fake_cat(struct evt_instance *in, const char *path)
-{
-	return t_tracefs_cat(in, path);
-}
-
-/* write @text to @path; @flags EVT_TRACEFS_TRUNC (">") or EVT_TRACEFS_APPEND (">>") */
-static __attribute__((unused)) ssize_t fake_echo(struct evt_instance *in, const char *text,
-						 unsigned int flags,
-			 const char *path)
-{
-	return evt_tracefs_write(in, path, text, strlen(text), flags);
-}
-
-/* The shell's echo: one open, write(2) again after a short count (set_event
- * takes one word per write, as the kernel's). Bytes written or -errno. */
-static __attribute__((unused)) ssize_t fake_echo_sh(struct evt_instance *in, const char *text,
-						    unsigned int flags, const char *path)
-{
-	size_t len = strlen(text), done = 0;
-	struct evt_tracefs_file *f;
-	ssize_t n;
-	int r;
-
-	r = evt_tracefs_open(in, path, EVT_TRACEFS_WRITE | flags, &f);
-	if (r)
-		return r;
-	n = 0;
-	while (done < len) {
-		n = evt_tracefs_file_write(f, text + done, len - done);
-		if (n <= 0)
-			break;
-		done += (size_t)n;
-	}
-	evt_tracefs_close(f);
-	return n < 0 ? n : (ssize_t)done;
-}
-
-#define GT EVT_TRACEFS_TRUNC
-#define GGT EVT_TRACEFS_APPEND
-
-#define T_ASSERT_STR(got, want)							\
-	do {									\
-		const char *t_g_ = (got), *t_w_ = (want);			\
-		if (strcmp(t_g_, t_w_))						\
-			t_fail("%s:%d: %s:\n--- got:\n%s--- want:\n%s---",	\
-			       __FILE__, __LINE__, #got, t_g_, t_w_);		\
-	} while (0)
-
-#endif /* EVT_TESTS_TRACEFS_FAKE_H */

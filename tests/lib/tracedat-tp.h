@@ -70,7 +70,7 @@ TRACE_EVENT(td_arrays,
 #endif /* TRACEDAT_TP_H */
 
 #undef TRACE_INCLUDE_PATH
-#define TRACE_INCLUDE_PATH ../../tests/unit
+#define TRACE_INCLUDE_PATH ../../tests/lib
 #undef TRACE_INCLUDE_FILE
 #define TRACE_INCLUDE_FILE tracedat-tp
 #include <evtrace/define_trace.h>

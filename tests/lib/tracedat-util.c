@@ -1,13 +1,9 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * tests/unit/tracedat-util.h - what the tracedat-* tests share (header-only):
- * record a multi-threaded run of the tracedat-tp.h events into a fresh
- * instance, snapshot its records without consuming them, its `trace` lines.
- * The includer defines the events (CREATE_TRACE_POINTS) before this file.
+ * tests/lib/tracedat-util.c - what the tracedat-* tests share (tracedat-util.h), and the
+ * definitions of their events (tracedat-tp.h, tracedat-net-tp.h): the test programs include
+ * those headers without CREATE_TRACE_POINTS.
  */
-#ifndef EVT_TESTS_TRACEDAT_UTIL_H
-#define EVT_TESTS_TRACEDAT_UTIL_H
-
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,23 +11,12 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include <evtrace/events.h>
-#include <evtrace/instance.h>
-#include <evtrace/ring_buffer.h>
-#include <evtrace/seq.h>
-#include <evtrace/tracedat.h>
+#define CREATE_TRACE_POINTS
+#include "tracedat-tp.h"
+#define CREATE_TRACE_POINTS
+#include "tracedat-net-tp.h"
 
-#include "helpers.h"
-
-#define TD_THREADS	4
-#define TD_PER_THREAD	150
-
-struct td_rec {
-	int cpu;
-	uint64_t ts;
-	unsigned int len;
-	unsigned char data[512];
-};
+#include "tracedat-util.h"
 
 struct td_worker {
 	int id;
@@ -77,10 +62,7 @@ static void *td_worker_fn(void *arg)
 	return NULL;
 }
 
-/* A fresh instance with the run recorded in it (buffer large enough to keep all);
- * @clock: its trace clock (NULL: the default); workers pinned round-robin, or all to
- * @one_cpu (>= 0). */
-static inline struct evt_instance *td_record_on(const char *what, const char *clock, int one_cpu)
+struct evt_instance *td_record_on(const char *what, const char *clock, int one_cpu)
 {
 	struct evt_instance *inst = NULL;
 	struct td_worker w[TD_THREADS];
@@ -109,13 +91,12 @@ static inline struct evt_instance *td_record_on(const char *what, const char *cl
 	return inst;
 }
 
-static inline struct evt_instance *td_record(const char *what, const char *clock)
+struct evt_instance *td_record(const char *what, const char *clock)
 {
 	return td_record_on(what, clock, -1);
 }
 
-/* Every record of @inst, per CPU in order, without consuming. Return: the count. */
-static inline int td_snapshot(struct evt_instance *inst, struct td_rec **out)
+int td_snapshot(struct evt_instance *inst, struct td_rec **out)
 {
 	struct evt_ring_buffer *rb = evt_instance_ring_buffer(inst);
 	int n = 0, cap = 1024;
@@ -149,8 +130,7 @@ static inline int td_snapshot(struct evt_instance *inst, struct td_rec **out)
 	return n;
 }
 
-/* The `trace` text of @inst without its header: one malloc'd string per line. */
-static inline int td_trace_lines(struct evt_instance *inst, char ***linesp)
+int td_trace_lines(struct evt_instance *inst, char ***linesp)
 {
 	static char buf[4 << 20];
 	int len = evt_instance_trace_text(inst, -1, buf, sizeof(buf));
@@ -172,27 +152,26 @@ static inline int td_trace_lines(struct evt_instance *inst, char ***linesp)
 	return n;
 }
 
-static inline void td_free_lines(char **lines, int n)
+void td_free_lines(char **lines, int n)
 {
 	for (int i = 0; i < n; i++)
 		free(lines[i]);
 	free(lines);
 }
 
-static inline int td_strcmp(const void *a, const void *b)
+int td_strcmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static inline int td_u64cmp(const void *a, const void *b)
+int td_u64cmp(const void *a, const void *b)
 {
 	unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-/* Write @inst to a temporary file; return its malloc'd path. */
-static inline char *td_write_tmp(struct evt_instance *inst, const char *what)
+char *td_write_tmp(struct evt_instance *inst, const char *what)
 {
 	char *path = malloc(256);
 
@@ -201,5 +180,3 @@ static inline char *td_write_tmp(struct evt_instance *inst, const char *what)
 	T_ASSERT_OK(evt_tracedat_write_file(inst, path, 0));
 	return path;
 }
-
-#endif /* EVT_TESTS_TRACEDAT_UTIL_H */

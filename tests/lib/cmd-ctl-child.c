@@ -1,16 +1,23 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * tests/unit/cmd-ctl-child.h - a traced program for the tests of the evtrace
- * verbs that talk to a process (cmd-reset, cmd-hist): the test runs itself
- * with `--child READYFILE` and EVTRACE_CONTROL=1; the child writes ctl_msg and
- * ctl_tick (control-tp.h, defined by the test) every ~100 us until SIGTERM.
- * Names cct_*. Include after cmd-record-util.h.
+ * tests/lib/cmd-ctl-child.c - the traced program of the tests of the verbs that talk to a
+ * process (cmd-ctl-child.h)
  */
-#ifndef EVT_TESTS_CMD_CTL_CHILD_H
-#define EVT_TESTS_CMD_CTL_CHILD_H
-
-#include <stdbool.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <evtrace/control.h>
+
+#include "control-tp.h"
+
+#include "cmd-ctl-child.h"
+#include "cmd-record-util.h"
+#include "compat/atomic.h"
 
 static int cct_stop;
 
@@ -20,8 +27,7 @@ static void cct_on_term(int sig)
 	st_relaxed(&cct_stop, 1); /* a flag alone */
 }
 
-/* The traced program: @ready is created once its control socket is up. */
-static inline int cct_child_main(const char *ready)
+int cct_child_main(const char *ready)
 {
 	struct timespec pause = { 0, 100 * 1000 };
 	char path[256];
@@ -41,15 +47,10 @@ static inline int cct_child_main(const char *ready)
 	return 0;
 }
 
-static char cct_out[1 << 16]; /* the last command's output */
-static char cct_pid[16];      /* the child's pid, for -p */
+char cct_out[1 << 16];
+char cct_pid[16];
 
-/*
- * The test's start: SKIP without the command; a private socket directory;
- * this program run as `--child READYFILE` with EVTRACE_CONTROL=1. Returns
- * its pid (also in cct_pid) once it serves its socket.
- */
-static inline pid_t cct_start(void)
+pid_t cct_start(void)
 {
 	static char self[4096], tmp[256], ready[300];
 	pid_t prog;
@@ -72,9 +73,7 @@ static inline pid_t cct_start(void)
 	return prog;
 }
 
-
-/* `evtrace cat -p PID PATH`: its output; exits on failure */
-static inline const char *cct_cat(const char *path)
+const char *cct_cat(const char *path)
 {
 	char *a[] = { "evtrace", "cat", "-p", cct_pid, (char *)path, NULL };
 
@@ -82,13 +81,10 @@ static inline const char *cct_cat(const char *path)
 	return cct_out;
 }
 
-/* `evtrace write [-a] -p PID PATH DATA`: its exit status */
-static inline int cct_write(const char *path, const char *data, bool append)
+int cct_write(const char *path, const char *data, bool append)
 {
 	char *w[] = { "evtrace", "write", "-p", cct_pid, (char *)path, (char *)data, NULL };
 	char *wa[] = { "evtrace", "write", "-a", "-p", cct_pid, (char *)path, (char *)data, NULL };
 
 	return crt_tool(cct_out, sizeof(cct_out), append ? wa : w);
 }
-
-#endif

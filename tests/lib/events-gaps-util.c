@@ -1,29 +1,30 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * tests/unit/events-gaps-util.h - what events-bitmask, events-vstring and
- * events-fn share (header-only; the includer defines the events of
- * events-gaps-tp.h with CREATE_TRACE_POINTS first): the TRACE_EVENT_FN
- * callbacks counting their calls, and the event bodies ("name: fields") of an
- * instance's `trace`, of our trace.dat reader and of `trace-cmd report`.
+ * tests/lib/events-gaps-util.c - what events-bitmask, events-vstring and events-fn share
+ * (events-gaps-util.h), and the definitions of their events (events-gaps-tp.h): the test
+ * programs include it without CREATE_TRACE_POINTS.
  */
-#ifndef EVT_TESTS_EVENTS_GAPS_UTIL_H
-#define EVT_TESTS_EVENTS_GAPS_UTIL_H
-
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <evtrace/events.h>
-#include <evtrace/instance.h>
-#include <evtrace/seq.h>
-#include <evtrace/tracedat.h>
+#include "events-gaps-util.h"
+
+#define CREATE_TRACE_POINTS
+#include "events-gaps-tp.h"
 
 #include "events-util.h"
-#include "helpers.h"
 
-static int gaps_reg_calls, gaps_unreg_calls, gaps_reg_ret;
+#define GAPS_MAX_LINES 64
+
+struct gaps_bodies {
+	int n;
+	char *b[GAPS_MAX_LINES];
+};
+
+int gaps_reg_calls, gaps_unreg_calls, gaps_reg_ret;
 
 int gaps_fn_reg(void)
 {
@@ -36,15 +37,8 @@ void gaps_fn_unreg(void)
 	gaps_unreg_calls++;
 }
 
-#define GAPS_MAX_LINES 64
-
-struct gaps_bodies {
-	int n;
-	char *b[GAPS_MAX_LINES];
-};
-
 /* Keep "event: fields" of a line naming a gaps_ event, blanks after the colon squeezed. */
-static inline void gaps_add(struct gaps_bodies *gb, const char *line)
+static void gaps_add(struct gaps_bodies *gb, const char *line)
 {
 	const char *p = strstr(line, ": gaps_"), *colon, *c;
 	char buf[4096];
@@ -62,25 +56,24 @@ static inline void gaps_add(struct gaps_bodies *gb, const char *line)
 	gb->b[gb->n++] = strdup(buf);
 }
 
-static inline int gaps_cmp(const void *a, const void *b)
+static int gaps_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static inline void gaps_sort(struct gaps_bodies *gb)
+static void gaps_sort(struct gaps_bodies *gb)
 {
 	qsort(gb->b, (size_t)gb->n, sizeof(gb->b[0]), gaps_cmp);
 }
 
-static inline void gaps_free(struct gaps_bodies *gb)
+static void gaps_free(struct gaps_bodies *gb)
 {
 	for (int i = 0; i < gb->n; i++)
 		free(gb->b[i]);
 	gb->n = 0;
 }
 
-/* From the instance's `trace` text (not consumed). */
-static inline void gaps_from_trace(struct evt_instance *inst, struct gaps_bodies *gb)
+static void gaps_from_trace(struct evt_instance *inst, struct gaps_bodies *gb)
 {
 	char *text = strdup(t_trace_text(inst, -1)), *save = NULL;
 
@@ -91,8 +84,7 @@ static inline void gaps_from_trace(struct evt_instance *inst, struct gaps_bodies
 	gaps_sort(gb);
 }
 
-/* From our reader of the trace.dat at @path. */
-static inline void gaps_from_tracedat(const char *path, struct gaps_bodies *gb)
+static void gaps_from_tracedat(const char *path, struct gaps_bodies *gb)
 {
 	struct evt_tracedat *td;
 	struct evt_tracedat_record rec;
@@ -113,13 +105,12 @@ static inline void gaps_from_tracedat(const char *path, struct gaps_bodies *gb)
 	gaps_sort(gb);
 }
 
-static inline bool gaps_have_tracecmd(void)
+static bool gaps_have_tracecmd(void)
 {
 	return system("command -v trace-cmd >/dev/null 2>&1") == 0;
 }
 
-/* From `trace-cmd report @path`. */
-static inline void gaps_from_tracecmd(const char *path, struct gaps_bodies *gb)
+static void gaps_from_tracecmd(const char *path, struct gaps_bodies *gb)
 {
 	char cmd[512], buf[4096];
 	FILE *f;
@@ -133,9 +124,8 @@ static inline void gaps_from_tracecmd(const char *path, struct gaps_bodies *gb)
 	gaps_sort(gb);
 }
 
-/* @a and @b hold the same bodies. */
-static inline void gaps_same(const char *what, const struct gaps_bodies *a,
-			     const struct gaps_bodies *b)
+static void gaps_same(const char *what, const struct gaps_bodies *a,
+		      const struct gaps_bodies *b)
 {
 	if (a->n != b->n)
 		t_fail("%s: %d lines against %d", what, a->n, b->n);
@@ -149,7 +139,7 @@ static inline void gaps_same(const char *what, const struct gaps_bodies *a,
  * spaces ("1 32 65535") where the kernel's trace_print_array_seq() prints
  * "{0x1,0x20,0xffff}": map our (the kernel's) form to its, for the oracle.
  */
-static inline char *gaps_map_array(const char *in)
+static char *gaps_map_array(const char *in)
 {
 	char *out = malloc(strlen(in) * 4 + 1), *o = out;
 	const char *p = in;
@@ -182,7 +172,7 @@ static inline char *gaps_map_array(const char *in)
  * kernel (__get_cpumask is __get_bitmask there) prints the hex chunks: map
  * "cpumask=<chunks>" of our line to its form, for the oracle.
  */
-static inline char *gaps_map_cpumask(char *in)
+static char *gaps_map_cpumask(char *in)
 {
 	char *p = strstr(in, "cpumask="), *out, *o, *e;
 	unsigned int chunks[64], n = 0;
@@ -220,13 +210,8 @@ static inline char *gaps_map_cpumask(char *in)
 	return out;
 }
 
-/*
- * The oracle: @inst's `trace` bodies equal @expect (sorted by the caller or
- * not: sorted here), then written as trace.dat (which consumes the buffer),
- * our reader's and, when installed, trace-cmd report's.
- */
-static inline void gaps_check_all(struct evt_instance *inst, const char *what,
-				  const char *const *expect, int nexpect)
+void gaps_check_all(struct evt_instance *inst, const char *what, const char *const *expect,
+		    int nexpect)
 {
 	struct gaps_bodies tr = { 0 }, ex = { 0 }, rd = { 0 }, tc = { 0 };
 	char path[256];
@@ -263,4 +248,7 @@ static inline void gaps_check_all(struct evt_instance *inst, const char *what,
 	gaps_free(&tc);
 }
 
-#endif /* EVT_TESTS_EVENTS_GAPS_UTIL_H */
+struct evt_event_def *gaps_fn_def(void)
+{
+	return &__evt_def_gaps_fn;
+}

@@ -40,7 +40,7 @@ TRACE_EVENT(ctl_msg,
 #endif /* CONTROL_TP_H */
 
 #undef TRACE_INCLUDE_PATH
-#define TRACE_INCLUDE_PATH ../../tests/unit
+#define TRACE_INCLUDE_PATH ../../tests/lib
 #undef TRACE_INCLUDE_FILE
 #define TRACE_INCLUDE_FILE control-tp
 #include <evtrace/define_trace.h>

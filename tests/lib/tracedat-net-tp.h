@@ -33,7 +33,7 @@ TRACE_EVENT(td_big,
 #endif /* TRACEDAT_TP2_H */
 
 #undef TRACE_INCLUDE_PATH
-#define TRACE_INCLUDE_PATH ../../tests/unit
+#define TRACE_INCLUDE_PATH ../../tests/lib
 #undef TRACE_INCLUDE_FILE
 #define TRACE_INCLUDE_FILE tracedat-net-tp
 #include <evtrace/define_trace.h>

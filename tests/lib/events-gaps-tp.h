@@ -140,7 +140,7 @@ DEFINE_EVENT(gaps_cls, gaps_plain,
 #endif /* EVENTS_GAPS_TP_H */
 
 #undef TRACE_INCLUDE_PATH
-#define TRACE_INCLUDE_PATH ../../tests/unit
+#define TRACE_INCLUDE_PATH ../../tests/lib
 #undef TRACE_INCLUDE_FILE
 #define TRACE_INCLUDE_FILE events-gaps-tp
 #include <evtrace/define_trace.h>
