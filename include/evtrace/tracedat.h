@@ -111,6 +111,8 @@ struct evt_tracedat_merge_stats {
 	unsigned int nr_cpus;	/* CPUs of the file: the sum of the sources' */
 	size_t meta_len;	/* bytes before the CPU count (trace-cmd's "metadata") */
 	uint64_t data_at;	/* file offset of the first page */
+	size_t names_at;	/* offset of the saved cmdlines: the bytes before depend on
+				 * the formats, page size and clock only, not on the names */
 };
 
 /**

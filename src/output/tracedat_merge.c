@@ -361,6 +361,8 @@ static int merge_header(const struct evt_tracedat_merge *m, struct fmt_table *t,
 	}
 	st->nr_cpus = ret ? 0 : (unsigned int)d.nr_cpus;
 	st->data_at = ret ? 0 : *hlen;
+	/* the saved cmdlines close the metadata: a u64 size, then their text */
+	st->names_at = ret ? 0 : st->meta_len - 8 - clen;
 	free(cmdlines);
 	free(sizes);
 	return ret;

@@ -10,10 +10,12 @@
  * Live: record says it streams; the test sends one byte and waits until the
  * listener's per-CPU files (trace.HOST:PORT.cpuN, where its readers write what
  * they receive) hold data, while the program is still alive and blocked on
- * the pipe: the pages left before the end. Then a second phase and the end:
- * record exits 0, the listener's file holds 2000 events, seq 0..1999 each
- * once (trace-cmd report), and trace-cmd report prints it exactly as the
- * local file.
+ * the pipe: the pages left before the end. Then a second phase, from a thread
+ * named "late-namer" when it starts, and the end: record exits 0, the
+ * listener's file holds 2000 events, seq 0..1999 each once (trace-cmd
+ * report), the second phase's 1000 under the late thread's name (no "<...>":
+ * the names go to the listener at the end), and trace-cmd report prints it
+ * exactly as the local file.
  *
  * Killed: the same to a second listener, killed (its whole process group)
  * once the first phase arrived; then 5 more phases. record says which host
@@ -25,8 +27,9 @@
  * on "-1V3", as trace-cmd 3.1's listener does on a version it does not know,
  * then takes version 1 on a new connection and appends what each connection
  * brings to a file): record falls back and streams; the CPUs' data arrives
- * before the program's end; the metadata is a trace.dat's start and the
- * pages that came hold all 2000 records.
+ * before the program's end; the metadata is the local file's start, byte for
+ * byte (the late thread's name in it), and the pages that came hold all 2000
+ * records.
  *
  * The three run at the same time. SKIP without trace-cmd.
  */
@@ -54,21 +57,42 @@
 
 static char tmpdir[300], self[4096];
 
-/* The traced program: a phase of PHASE events per byte on stdin; exits at its end. */
+static unsigned long long seq;
+
+/* The second phase's thread: named after the stream began. */
+static void *late_thread(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "late-namer");
+	for (int i = 0; i < PHASE; i++)
+		trace_ctl_tick(0, seq++);
+	return NULL;
+}
+
+/*
+ * The traced program: a phase of PHASE events per byte on stdin, the second from a
+ * thread it starts then, named "late-namer"; exits at its end.
+ */
 static int child_main(const char *ready)
 {
 	char path[256], c;
-	unsigned long long seq = 0;
-	int fd;
+	int fd, n = 0;
 
 	for (int i = 0; i < 2000 && evt_control_path(path, sizeof(path)); i++)
 		usleep(5000);
 	fd = open(ready, O_WRONLY | O_CREAT, 0644);
 	if (fd >= 0)
 		close(fd);
-	while (read(0, &c, 1) == 1)
+	while (read(0, &c, 1) == 1) {
+		pthread_t t;
+
+		if (++n == 2 && !pthread_create(&t, NULL, late_thread, NULL)) {
+			pthread_join(t, NULL);
+			continue;
+		}
 		for (int i = 0; i < PHASE; i++)
 			trace_ctl_tick(0, seq++);
+	}
 	return 0;
 }
 
@@ -294,6 +318,10 @@ int main(int argc, char **argv)
 	T_ASSERT_EQ(waitpid(v1.listener, &st, 0), v1.listener);
 	T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	T_ASSERT_EQ(t_sh("head -c 11 %s/v1-meta | grep -aq tracing6", v1.dir), 0);
+	/* the metadata, names included (held for the end), is the local file's */
+	T_ASSERT_EQ(t_sh("cmp -s -n $(stat -c %%s %s/v1-meta) %s/v1-meta %s", v1.dir, v1.dir,
+			 v1.local),
+		    0);
 	T_ASSERT_EQ(v1_records(v1.dir), 2 * PHASE);
 	check_seqs(v1.local, 2 * PHASE);
 
@@ -310,6 +338,11 @@ int main(int argc, char **argv)
 		    0);
 	T_ASSERT_EQ(t_sh("grep -q -- '-N 127.0.0.1:%u: [0-9]* pages sent live' %s.err", live.port,
 			 live.local),
+		    0);
+	/* the thread named after the stream began is named in the listener's file too */
+	T_ASSERT_EQ(t_sh("test \"$(grep -c 'late-namer-[0-9]' %s.r1)\" = %d && "
+			 "! grep -q '<\\.\\.\\.>' %s.r1",
+			 tdat, PHASE, tdat),
 		    0);
 
 	/* gone: the message names the host and what was sent; the local file has everything */

@@ -9,7 +9,8 @@
  * table's formats, so nothing is rewritten again) reads back with the right
  * event and value for every record, in evtrace and in `trace-cmd report`
  * (when installed: the discarded entries are skipped there too, the times
- * the same).
+ * the same). The stats' names_at: where the saved cmdlines start; a header of
+ * the same sources with other names is the same before it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -99,6 +100,37 @@ static int no_page(void *ctx, unsigned int src, unsigned int cpu, uint64_t idx, 
 	return -EIO;
 }
 
+/*
+ * names_at: the saved cmdlines' u64 size there, their text up to meta_len; the same
+ * sources with other names make a header that differs from there on, not before.
+ */
+static void names_at_check(struct evt_tracedat_merge *m, const unsigned char *hdr,
+			   const struct evt_tracedat_merge_stats *st)
+{
+	struct evt_tracedat_source *src = (struct evt_tracedat_source *)m->sources;
+	struct evt_tracedat_merge_stats st2;
+	struct evt_tracedat_live *l2;
+	unsigned char *hdr2;
+	uint64_t size;
+	size_t hlen2;
+
+	T_ASSERT(st->names_at > 0 && st->names_at + 8 <= st->meta_len);
+	memcpy(&size, hdr + st->names_at, 8);
+	T_ASSERT_EQ(size, st->meta_len - st->names_at - 8);
+	src[0].cmdlines = "1234 a-thread\n";
+	src[1].names = "5678 named-later\n";
+	T_ASSERT_OK(evt_tracedat_live_begin(m, &l2, &hdr2, &hlen2, &st2));
+	T_ASSERT_EQ(st2.names_at, st->names_at);
+	T_ASSERT_EQ(st2.meta_len, st->meta_len + strlen("1234 a-thread\n5678 named-later\n"));
+	T_ASSERT_EQ(memcmp(hdr, hdr2, st->names_at), 0);
+	T_ASSERT(memcmp(hdr + st->names_at, hdr2 + st->names_at, 8) != 0);
+	T_ASSERT(memmem(hdr2 + st2.names_at, st2.meta_len - st2.names_at, "5678 named-later", 16));
+	evt_tracedat_live_free(l2);
+	free(hdr2);
+	src[0].cmdlines = NULL;
+	src[1].names = NULL;
+}
+
 int main(void)
 {
 	static const unsigned short ta[] = { 40, 99, 41, 99, 40 }, tb[] = { 50, 40, 77 };
@@ -132,6 +164,7 @@ int main(void)
 	T_ASSERT_EQ(evt_tracedat_live_cpu(l, 1, 0), 1);
 	T_ASSERT_EQ(evt_tracedat_live_cpu(l, 1, 1), -1);
 	T_ASSERT_EQ(evt_tracedat_live_cpu(l, 2, 0), -1);
+	names_at_check(&m, hdr, &st);
 	free(hdr);
 
 	/* A's page: the two 99s discarded, the times of the others kept */

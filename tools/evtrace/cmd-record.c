@@ -34,9 +34,10 @@ static void rec_usage(FILE *f)
 		"  --format=ctf          a CTF trace in the directory -o names (record-ctf.c)\n"
 		"  -p, --pid PID         attach to a running process (repeatable: one file, the\n"
 		"                        processes merged by time stamp)\n"
-		"  -N HOST:PORT          send the trace to trace-cmd listen -p PORT there: live\n"
-		"                        with -p, at the end with a command (-o names the\n"
-		"                        local copy, which keeps everything whatever happens)\n"
+		"  -N HOST:PORT          stream the trace to trace-cmd listen -p PORT there as it\n"
+		"                        is recorded: every -p process, or a command's first\n"
+		"                        process (its tree's later ones stay local); -o names\n"
+		"                        the local copy, which keeps everything whatever happens\n"
 		"  --date                put the CLOCK_REALTIME offset in the file (DATE option,\n"
 		"                        as trace-cmd record --date): files of several hosts merge\n"
 		"  --stats               the final status line also when stderr is no terminal\n"
@@ -234,12 +235,9 @@ static int rec_run(struct rec *r, char **cmd)
 	cmd_catch_signals();
 	if (r->npids ? rec_attach_pids(r) : rec_start_tree(r, cmd))
 		goto out;
+	/* a failure is said: recorded locally, exit status 1. A command: rec_loop() starts it */
 	if (r->net && r->npids && !r->extract)
-		rec_live_start(r); /* a failure is said: recorded locally, exit status 1 */
-	else if (r->net && !r->quiet)
-		fprintf(stderr, "evtrace: record: -N %s: a command's processes are not known "
-			"before they run: the trace is sent when the recording ends "
-			"(docs/fleet.md)\n", r->net);
+		rec_live_start(r, r->src, r->nsrc);
 	r->start = r->last_status = status_now();
 	ret = rec_end(r, rec_loop(r) ? 1 : 0);
 out:

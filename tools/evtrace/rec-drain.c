@@ -83,7 +83,7 @@ long rec_drain(struct rec *r, struct rec_src *s)
 			}
 			if (rj_put_page(&r->j, s->idx, cpu, r->page, r->page_size))
 				return r->j.err;
-			if (r->live) /* -N: sent as it is journaled */
+			if (r->net) /* -N: sent as it is journaled */
 				rec_live_page(r, s, cpu, r->page);
 			page_account(r, s, r->page);
 			r->bytes += r->page_size;
@@ -207,6 +207,22 @@ static int ping_source(struct rec *r, struct rec_src *s, bool stop, bool meta)
 }
 
 /*
+ * -N with a command: is @s, just set up, the process to stream? The command's own
+ * process; another only while the command serves no socket (it does not link
+ * libevtrace, or it ended): its socket is made by its library's constructor, before
+ * anything it starts can make one, so a command that serves one is a source by then.
+ */
+static bool live_first(const struct rec *r, const struct rec_src *s)
+{
+	if (s->pid == r->child_pid)
+		return true;
+	for (int k = 0; k < r->nsrc; k++)
+		if (r->src[k]->pid == r->child_pid && r->src[k]->state != SRC_DONE)
+			return false;
+	return true;
+}
+
+/*
  * One round of source @s: set up if its hold let it go, drained, ended if it
  * exits. @got counts the pages (and a set-up), @waiting is set while it is
  * held. Return: 1 it is live, 0 not (done, or dropped), -1 an error (said),
@@ -235,6 +251,9 @@ static int round_one(struct rec *r, struct rec_src *s, bool stop, bool meta, lon
 		if (s->state != SRC_ACTIVE)
 			return 0;
 		(*got)++; /* set up: round again at once */
+		/* -N with a command: its process (or the first of its tree) streamed, from its first page */
+		if (r->net && !r->live && !r->net_failed && live_first(r, s))
+			rec_live_start(r, &s, 1);
 	}
 	n = rec_drain(r, s);
 	if (n < 0)
@@ -287,6 +306,7 @@ int rec_loop(struct rec *r)
 			live += l;
 		}
 		rec_progress(r, false);
+		rec_live_tick(r);
 		/*
 		 * The end: Ctrl-C; every process ended (-p); a command's tree: the
 		 * command exited and every process of it we know of ended.

@@ -148,6 +148,8 @@ int rec_end(struct rec *r, int ret)
 	}
 	if (!r->first)
 		return 1;
+	/* -N: the final names, before the conversion, which may outlast the keep-alive */
+	rec_live_names(r);
 	rec_progress(r, true);
 	if (r->j.err)
 		cmd_error("%s: writing %s: %s%s: recording stopped there; the %llu events drained "
@@ -163,7 +165,13 @@ int rec_end(struct rec *r, int ret)
 		rec_live_end(r); /* says what failed; r->net_failed */
 	} else if (r->net && !r->net_failed) {
 		struct cmd_net_file nf = { r->output, sum.meta_len, sum.data_at, sum.cpu_bytes,
-					   (int)sum.cpus, sum.page_size };
+					   (int)sum.cpus, sum.page_size, 0 };
+
+		/* a command that served a socket but was never set up (it wrote no event) */
+		if (!r->quiet)
+			fprintf(stderr, "evtrace: record: -N %s: the command's process never "
+				"wrote an event: the trace of its tree is sent now, at the end\n",
+				r->net);
 
 		r->net_failed = cmd_net_send(r->net, &nf) != 0; /* the local file stays */
 	}

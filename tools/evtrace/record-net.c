@@ -47,21 +47,28 @@
  * ends the send with -ETIMEDOUT; one that goes away (EPIPE, ECONNRESET) gets a
  * message saying which step and how far it went. The local file is written before and kept whatever happens here.
  *
- * Two ways in: cmd_net_send() sends a written trace.dat (a command's recording, at
- * its end); cmd_net_start(), cmd_net_put() per page, cmd_net_end() stream one while
- * it is recorded (record-live.c, with -p). Both take the same steps.
+ * Two ways in: cmd_net_send() sends a written trace.dat (a command whose own
+ * process never wrote an event, at its end); cmd_net_start(), cmd_net_put() per
+ * page, cmd_net_end() stream one while it is recorded (record-live.c: -p, or a
+ * command's process). Both take the same steps. Streamed, the metadata's last
+ * part (the thread names and what follows) is held until the end
+ * (cmd_net_names()); version 3's listener, which gives up on the metadata 5 s
+ * after the last message, gets the bytes before it one per message every 2 s
+ * meanwhile (cmd_net_tick()), as an empty message would end the metadata.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/sockios.h>
@@ -84,6 +91,11 @@
 #define NET_MSG_RINIT	  2
 #define NET_MSG_SEND_DATA 3
 #define NET_MSG_FIN_DATA  4
+/*
+ * Live, version 3: while the names are held, a byte of the metadata at least this often
+ * (the listener gives up on the metadata 5 s after its last message).
+ */
+#define NET_KEEPALIVE_S	  2.0
 
 struct cmd_net {
 	const char *hostport;
@@ -96,6 +108,15 @@ struct cmd_net {
 	const char *step;	 /* what it was doing */
 	int cpu;		 /* the CPU whose connection failed, or -1 */
 	uint64_t sent;		 /* bytes of pages sent (cmd_net_put()) */
+	/*
+	 * Live: the metadata's saved cmdlines and what follows are held until the names
+	 * are final (cmd_net_names()). @fixed: the bytes before them, @fixed_sent of
+	 * which went (version 1: all; version 3: a byte at a time, the keep-alive).
+	 */
+	bool held;
+	unsigned char *fixed;
+	size_t fixed_len, fixed_sent;
+	double last_meta;
 };
 
 static void net_timeouts(int fd)
@@ -405,19 +426,19 @@ static int net_find_flyrecord(int in, const struct cmd_net_file *f, uint64_t *at
 }
 
 /*
- * The metadata, on the first connection: version 1, the file up to the saved
- * cmdlines, raw (the listener adds the CPU count and its own options); version 3,
- * the file up to its CPU data, ours options included (the DATE offset, the clock),
- * in SEND_DATA messages of at most 8 KiB, then FIN_DATA.
+ * The metadata from @off on, on the first connection: version 1, the file up to the
+ * saved cmdlines included, raw (the listener adds the CPU count and its own
+ * options); version 3, the file up to its CPU data, ours options included (the DATE
+ * offset, the clock), in SEND_DATA messages of at most 8 KiB, then FIN_DATA.
  */
-static int net_send_meta(struct cmd_net *n, int in, const struct cmd_net_file *f)
+static int net_send_meta(struct cmd_net *n, int in, const struct cmd_net_file *f, uint64_t off)
 {
 	static char buf[NET_V3_MAX - NET_V3_HDR];
-	uint64_t len, off = 0;
+	uint64_t len;
 	int ret;
 
 	if (n->proto == 1)
-		return net_copy(in, 0, f->meta_len, n->fd);
+		return net_copy(in, off, f->meta_len - off, n->fd);
 	ret = net_find_flyrecord(in, f, &len);
 	while (!ret && off < len) {
 		size_t want = len - off < sizeof(buf) ? (size_t)(len - off) : sizeof(buf);
@@ -500,6 +521,85 @@ static int net_finish(struct cmd_net *n, int *fds, int *nfds)
 	return ret ? ret : net_wait_end(n->fd);
 }
 
+static double net_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Live: the metadata up to the saved cmdlines (@f->names_at), which do not change,
+ * kept; the names and what follows held until they are final (cmd_net_names()).
+ * Version 1's listener reads the metadata until the first connection ends: all the
+ * fixed bytes go now. Version 3's gives up 5 s after the last SEND_DATA, and an
+ * empty one ends the metadata: they go a byte at a time (cmd_net_tick()).
+ */
+static int net_hold_names(struct cmd_net *n, int in, const struct cmd_net_file *f)
+{
+	n->fixed = malloc(f->names_at);
+	if (!n->fixed)
+		return -ENOMEM;
+	if (pread(in, n->fixed, f->names_at, 0) != (ssize_t)f->names_at)
+		return -EIO;
+	n->fixed_len = f->names_at;
+	n->held = true;
+	n->last_meta = net_now();
+	n->fixed_sent = n->proto == 1 ? n->fixed_len : 1;
+	if (n->proto == 1)
+		return net_send(n->fd, n->fixed, n->fixed_len);
+	return net_v3_send(n, NET_MSG_SEND_DATA, 0, n->fixed, 1);
+}
+
+int cmd_net_tick(struct cmd_net *n)
+{
+	if (!n || n->err || !n->held || n->proto != 3 || net_now() - n->last_meta < NET_KEEPALIVE_S)
+		return n ? n->err : 0;
+	if (n->fixed_sent == n->fixed_len)
+		return 1;
+	n->step = "sending the metadata";
+	n->err = net_v3_send(n, NET_MSG_SEND_DATA, 0, n->fixed + n->fixed_sent, 1);
+	if (!n->err) {
+		n->fixed_sent++;
+		n->last_meta = net_now();
+		n->step = "sending a CPU's pages";
+	}
+	return n->err;
+}
+
+int cmd_net_names(struct cmd_net *n, int in, const struct cmd_net_file *f)
+{
+	unsigned char *now;
+	int ret;
+
+	if (n->err || !n->held)
+		return n->err;
+	n->step = "sending the metadata";
+	/* the bytes before the names are those kept: the same formats, clock, page size */
+	now = f->names_at == n->fixed_len ? malloc(n->fixed_len) : NULL;
+	ret = now ? 0 : f->names_at == n->fixed_len ? -ENOMEM : -EINVAL;
+	if (!ret && pread(in, now, n->fixed_len, 0) != (ssize_t)n->fixed_len)
+		ret = -EIO;
+	if (!ret && memcmp(now, n->fixed, n->fixed_len))
+		ret = -EINVAL;
+	free(now);
+	/* the bytes kept back (version 3), in messages of at most 8 KiB */
+	for (size_t off = n->fixed_sent, len; !ret && off < n->fixed_len; off += len) {
+		len = n->fixed_len - off;
+		if (len > NET_V3_MAX - NET_V3_HDR)
+			len = NET_V3_MAX - NET_V3_HDR;
+		ret = net_v3_send(n, NET_MSG_SEND_DATA, 0, n->fixed + off, len);
+	}
+	if (!ret)
+		ret = net_send_meta(n, in, f, f->names_at);
+	n->held = false;
+	n->err = ret;
+	if (!ret)
+		n->step = "sending a CPU's pages";
+	return ret;
+}
+
 /* A connection to each CPU's port; @nfds counts those made. */
 static int net_connect_cpus(struct cmd_net *n, const unsigned int *ports, int nr, int *fds,
 			    int *nfds)
@@ -545,7 +645,7 @@ static int net_begin(struct cmd_net *n, int in, const struct cmd_net_file *f)
 	if (ret)
 		return ret;
 	n->step = "sending the metadata";
-	ret = net_send_meta(n, in, f);
+	ret = f->names_at ? net_hold_names(n, in, f) : net_send_meta(n, in, f, 0);
 	n->step = "sending a CPU's pages";
 	return ret;
 }
@@ -582,6 +682,8 @@ int cmd_net_end(struct cmd_net *n)
 {
 	if (n->err)
 		return n->err;
+	if (n->held)
+		return n->err = -EINVAL; /* cmd_net_names() first */
 	n->step = "waiting for the listener to take the metadata";
 	n->err = net_drained(n->fd);
 	if (n->err)
@@ -625,6 +727,7 @@ void cmd_net_free(struct cmd_net *n)
 		close(n->fd);
 	if (n->ai)
 		freeaddrinfo(n->ai);
+	free(n->fixed);
 	free(n->ports);
 	free(n);
 }

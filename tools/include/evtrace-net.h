@@ -20,6 +20,7 @@ struct cmd_net_file {
 	const uint64_t *cpu_bytes;
 	int nr_cpus;
 	unsigned int page_size;
+	size_t names_at; /* live: where the saved cmdlines start, held (cmd_net_names()); 0 */
 };
 
 /*
@@ -43,8 +44,30 @@ int cmd_net_send(const char *hostport, const struct cmd_net_file *f);
 struct cmd_net;
 struct cmd_net *cmd_net_start(const char *hostport, int in, const struct cmd_net_file *f);
 
+/*
+ * With @f->names_at, the thread names (the saved cmdlines, at that offset of @in) and
+ * what follows them are held: they go with cmd_net_names() once final, so that threads
+ * named while the trace streams are named in the listener's file too. Meanwhile version
+ * 3's listener, which gives up on the metadata 5 s after its last message, gets the
+ * bytes before them one at a time: call cmd_net_tick() often (at least every second).
+ */
+
 /* cmd_net_put() - @len bytes (pages) on CPU @cpu's connection. Return: 0 or -errno (kept). */
 int cmd_net_put(struct cmd_net *n, int cpu, const void *buf, size_t len);
+
+/*
+ * cmd_net_tick() - while the names are held (version 3): a byte of the metadata every 2 s.
+ * Return: 0; 1 the bytes to send so are all gone: call cmd_net_names() now (a recording
+ * of hours: 2 s a byte); or -errno (kept).
+ */
+int cmd_net_tick(struct cmd_net *n);
+
+/*
+ * cmd_net_names() - the rest of the metadata: @in holds the header as it is now (the
+ * same formats, newer names; @f->names_at, @f->meta_len, @f->data_at say where), from
+ * @f->names_at on. Return: 0, -EINVAL (its bytes before the names differ), -errno (kept).
+ */
+int cmd_net_names(struct cmd_net *n, int in, const struct cmd_net_file *f);
 
 /*
  * cmd_net_end() - the end: once the listener has taken the metadata, each CPU's

@@ -139,7 +139,8 @@ struct rec {
 	bool date; /* --date: the file gets a DATE option (record-time.c) */
 	const char *net;  /* -N HOST:PORT: the file is sent to trace-cmd listen (record-net.c) */
 	bool net_failed;
-	struct rec_live *live; /* -N with -p: sent as it is recorded (record-live.c) */
+	uint64_t net_unsent; /* -N with a command: pages of its tree's other processes */
+	struct rec_live *live; /* -N: sent as it is recorded (record-live.c) */
 	const char *ctf; /* --format=ctf: the directory (-o); the recording is ctf_dat in it */
 	char *ctf_dat;
 	struct rec_src **src;
@@ -314,17 +315,32 @@ int rec_end(struct rec *r, int ret);
 /* --- record-live.c: -N while recording ------------------------------------------------ */
 
 /**
- * rec_live_start() - -N with -p: the processes (all set up) make the table, the listener
- * is connected and given the metadata. A failure is said; the recording goes on into
- * the local file and @r->net_failed is set. Return: 0 or -errno.
+ * rec_live_start() - -N: the @nsrc processes @src (set up) make the table, the listener is
+ * connected and given the metadata: with -p every process; with a command its own process
+ * (or the first of its tree set up if it serves no socket), the others' pages not sent,
+ * counted. A failure is said; the recording goes on into the local file and
+ * @r->net_failed is set. Return: 0 or -errno.
  */
-int rec_live_start(struct rec *r);
+int rec_live_start(struct rec *r, struct rec_src **src, int nsrc);
 
 /**
  * rec_live_page() - @page (CPU @cpu of @s, just journaled) sent on the file's CPU, its ids
  * made the table's. The first failure is said (the host, what was sent) and ends the stream.
  */
 void rec_live_page(struct rec *r, struct rec_src *s, unsigned int cpu, const unsigned char *page);
+
+/**
+ * rec_live_tick() - called every round of the loop (and per page): while the thread names
+ * are held for the end, the listener's keep-alive (cmd_net_tick()).
+ */
+void rec_live_tick(struct rec *r);
+
+/**
+ * rec_live_names() - the names now final (every process ended): the header made again
+ * with them and its rest sent, so that threads named while streaming are named at the
+ * listener too. Done by rec_live_end() if not before.
+ */
+void rec_live_names(struct rec *r);
 
 /** rec_live_end() - every page drained and sent: the end, the listener's file written. */
 int rec_live_end(struct rec *r);
