@@ -44,8 +44,15 @@ static unsigned int tick_id(void)
 	return id;
 }
 
-/* remove the trigger a line of the file shows: "!" and the line without its count */
-static void remove_line(struct evt_instance *inst, unsigned int id, const char *line, size_t n)
+/*
+ * Remove the trigger a line of the file shows: "!" and the line without its count. A hist
+ * line is not always a command that parses again: as the kernel's expr_field_str(), an
+ * operand of a key expression shows its bucket modifier without its size ("keys=2-n.buckets"
+ * for "keys=2-n.bucket=46"), which a command must have. Such a trigger is removed with the
+ * command that made it, @orig, as a kernel user would.
+ */
+static void remove_line(struct evt_instance *inst, unsigned int id, const char *line, size_t n,
+			const char *orig)
 {
 	struct filter_error err;
 	char *cmd = malloc(n + 2);
@@ -62,7 +69,16 @@ static void remove_line(struct evt_instance *inst, unsigned int id, const char *
 		colon = strrchr(cmd, ' ');
 		check(colon != NULL);
 		*colon = '\0';
-		check(trigger_apply(inst, id, cmd, &err, &has_err, NULL) == 0);
+		if (trigger_apply(inst, id, cmd, &err, &has_err, NULL)) {
+			check(strstr(cmd, ".buckets") != NULL);
+			free(cmd);
+			orig += strspn(orig, " \t"); /* the blanks a command may start with */
+			cmd = malloc(strlen(orig) + 2);
+			check(cmd != NULL);
+			cmd[0] = '!';
+			strcpy(cmd + 1, orig);
+			check(trigger_apply(inst, id, cmd, &err, &has_err, NULL) == 0);
+		}
 		free(cmd);
 		return;
 	}
@@ -106,7 +122,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(ret == 0 || ret == -EINVAL || ret == -EEXIST || ret == -ENOMEM || ret == -ENOENT ||
 	      ret == -EDOM || ret == -EPERM || ret == -ERANGE || (has_err && ret < 0 && ret > -4096));
 	check(!has_err || ret < 0);
-	free(cmd);
 
 	trace_tfs_tick(1);
 	trace_tfs_tick(6);
@@ -124,13 +139,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			      !strncmp(l, "disable_event:", 14) ||
 			      !strncmp(l, "enable_hist:", 12) || !strncmp(l, "disable_hist:", 13) ||
 			      !strncmp(l, "hist:", 5));
-			remove_line(inst, id, l, (size_t)(e - l));
+			remove_line(inst, id, l, (size_t)(e - l), cmd);
 		}
 		free(text);
 		check(trigger_show_text(inst, id, &text) == 0);
 	}
 	check(text[0] == '#');
 	free(text);
+	free(cmd);
 	evt_instance_tracing_on(inst, true);
 	evt_instance_event_enable(inst, NULL, NULL, false);
 	return 0;
