@@ -69,16 +69,8 @@ void crt_wait_held(pid_t pid)
 int crt_tool(char *out, size_t cap, char *const argv[])
 {
 	char errbuf[8192];
-	int fd, efd[2], st;
-	pid_t pid;
+	int st = cmdt_capture(argv, out, cap, errbuf, sizeof(errbuf));
 
-	if (pipe(efd))
-		t_fail("pipe");
-	pid = cmdt_run(argv, &fd, efd[1]);
-	close(efd[1]);
-	cmdt_read_all(fd, out, cap);
-	st = cmdt_wait_status(pid);
-	cmdt_read_all(efd[0], errbuf, sizeof(errbuf));
 	if (*errbuf)
 		fprintf(stderr, "[evtrace %s stderr] %s", argv[1], errbuf);
 	return st;

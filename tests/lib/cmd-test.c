@@ -58,6 +58,20 @@ int cmdt_simple(char *const argv[], char *buf, size_t cap)
 	return cmdt_wait_status(pid);
 }
 
+int cmdt_capture(char *const argv[], char *out, size_t cap, char *err, size_t errcap)
+{
+	int fd, efd[2];
+	pid_t pid;
+
+	if (pipe(efd))
+		t_fail("pipe");
+	pid = cmdt_run(argv, &fd, efd[1]);
+	close(efd[1]);
+	cmdt_read_all(fd, out, cap);
+	cmdt_read_all(efd[0], err, errcap);
+	return cmdt_wait_status(pid);
+}
+
 void cmdt_read_until(int master, char *buf, size_t cap, const char *want)
 {
 	size_t got = 0;

@@ -33,6 +33,10 @@ size_t cmdt_read_all(int fd, char *buf, size_t cap);
 /* Run the command, its output to @buf; its exit status. */
 int cmdt_simple(char *const argv[], char *buf, size_t cap);
 
+/* Run the command, its stdout to @out and its stderr to @err (each read to its end,
+ * NUL-terminated); its exit status. */
+int cmdt_capture(char *const argv[], char *out, size_t cap, char *err, size_t errcap);
+
 /*
  * Read the terminal @master into @buf until @want shows in it (the live line);
  * when @buf fills up, start again at its beginning.

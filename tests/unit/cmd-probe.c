@@ -97,17 +97,7 @@ static unsigned char *read_text(pid_t pid, unsigned long lo, unsigned long hi)
 /* Run `evtrace ARGS`, stdout into out[], stderr into @err; the exit status. */
 static int tool(char *err, size_t errlen, char *const argv[])
 {
-	int fd, efd[2], st;
-	pid_t pid;
-
-	if (pipe(efd))
-		t_fail("pipe");
-	pid = cmdt_run(argv, &fd, efd[1]);
-	close(efd[1]);
-	cmdt_read_all(fd, out, sizeof(out));
-	st = cmdt_wait_status(pid);
-	cmdt_read_all(efd[0], err, errlen);
-	return st;
+	return cmdt_capture(argv, out, sizeof(out), err, errlen);
 }
 
 #define PROBE(...)                                                                                 \

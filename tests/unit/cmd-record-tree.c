@@ -187,15 +187,8 @@ static void complete(const struct proc_count *p, int w, long n)
 /* Run `evtrace ARGS...`: stdout into @out, stderr into @err; the exit status. */
 static int run_tool(char *const argv[], char *err, size_t errcap)
 {
-	int fd, efd[2], st;
-	pid_t pid;
+	int st = cmdt_capture(argv, out, sizeof(out), err, errcap);
 
-	T_ASSERT(pipe(efd) == 0);
-	pid = cmdt_run(argv, &fd, efd[1]);
-	close(efd[1]);
-	cmdt_read_all(fd, out, sizeof(out));
-	st = cmdt_wait_status(pid);
-	cmdt_read_all(efd[0], err, errcap);
 	if (*err)
 		fprintf(stderr, "[evtrace %s stderr] %s", argv[1], err);
 	return st;

@@ -52,17 +52,11 @@ static int listen_at(const char *path, int backlog)
 /* `evtrace ARGS`: its exit status, stdout in out, stderr in err; killed after 20 s. */
 static int run(char *const argv[])
 {
-	int fd, efd[2], st;
-	pid_t pid;
 	double t0 = t_seconds_now();
+	int st;
 
-	T_ASSERT(pipe(efd) == 0);
-	pid = cmdt_run(argv, &fd, efd[1]);
-	close(efd[1]);
 	alarm(20); /* a hang fails the test (SIGALRM) rather than the runner's limit */
-	cmdt_read_all(fd, out, sizeof(out));
-	cmdt_read_all(efd[0], err, sizeof(err));
-	st = cmdt_wait_status(pid);
+	st = cmdt_capture(argv, out, sizeof(out), err, sizeof(err));
 	alarm(0);
 	printf("evtrace %s: exit %d after %.1f s\n  stdout: %s  stderr: %s", argv[1], st,
 	       t_seconds_now() - t0, out, err);
